@@ -1,0 +1,141 @@
+# apf-operator Makefile. `make help` lists the targets.
+#
+# Versions (chosen 2026-11-22, the newest that work on the project's machines):
+# - controller-runtime v0.25.2 with k8s.io client libraries v0.37.2 (go.mod);
+# - envtest control plane: Kubernetes 1.36.3, the newest k8s.io/kubernetes the Go module proxy
+#   serves (no 1.37 yet), built from its Go modules by hack/build-envtest.sh (release downloads
+#   are not reachable). client-go 0.37 against a 1.36 API server is within the supported skew.
+ENVTEST_K8S_VERSION ?= 1.36.3
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+KUSTOMIZE_VERSION ?= v5.8.3
+HELM_VERSION ?= v3.22.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
+
+GOOS := $(shell go env GOOS)
+GOARCH := $(shell go env GOARCH)
+LOCALBIN ?= $(CURDIR)/bin
+ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+KUBECTL ?= $(ENVTEST_ASSETS)/kubectl
+
+IMG ?= ghcr.io/apf-operator/apf-operator:dev
+# Go test flags; CI and `make test` use the race detector.
+GOTEST_FLAGS ?= -race -count=1
+FUZZTIME ?= 20s
+BENCH_COUNT ?= 1
+
+export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
+
+.DEFAULT_GOAL := help
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CRDs, RBAC and webhook manifests from markers (and the chart's CRD templates).
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	@if [ -x hack/sync-chart-crds.sh ]; then hack/sync-chart-crds.sh; fi
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
+
+.PHONY: verify-gen
+verify-gen: manifests generate ## Regenerate everything and fail if the committed files were stale.
+	@hack/verify-gen.sh
+
+.PHONY: fmt
+fmt: ## Run gofmt on the code.
+	gofmt -w $$(git ls-files '*.go')
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+	cd test/benchmark && go vet ./...
+
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module).
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: test
+test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
+	go test $(GOTEST_FLAGS) ./...
+
+.PHONY: bench
+bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, as one table.
+	cd test/benchmark && go test -run '^$$' -bench . -benchmem -count $(BENCH_COUNT) ./... | tee $(CURDIR)/bin/bench.txt
+	cd test/benchmark && go run ./cmd/benchtable < $(CURDIR)/bin/bench.txt
+
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME each (bounded; default 20s).
+	@hack/fuzz.sh $(FUZZTIME)
+
+##@ Build
+
+.PHONY: build
+build: ## Build the apf-operator binary into bin/.
+	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/apf-operator .
+
+.PHONY: run
+run: manifests generate ## Run the operator against the current kubeconfig (webhooks off, no leader election).
+	go run . manager --leader-elect=false --enable-webhooks=false
+
+.PHONY: demo
+demo: envtest build ## The whole journey on a local control plane: defaults, a rejected manifest, fair queuing.
+	go run ./hack/demo --assets $(ENVTEST_ASSETS) --operator $(LOCALBIN)/apf-operator
+
+.PHONY: docker-build
+docker-build: ## Build the container image (needs a Docker engine).
+	docker build -t $(IMG) .
+
+##@ Deployment
+
+.PHONY: install
+install: manifests $(KUSTOMIZE) ## Install the CRDs into the current cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side -f -
+
+.PHONY: uninstall
+uninstall: manifests $(KUSTOMIZE) ## Remove the CRDs from the current cluster.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: deploy
+deploy: manifests $(KUSTOMIZE) ## Deploy the operator with kustomize (config/default) to the current cluster.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: $(KUSTOMIZE) ## Remove the kustomize deployment from the current cluster.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: helm-lint
+helm-lint: $(HELM) ## Lint the Helm chart and render it with default values.
+	$(HELM) lint charts/apf-operator
+	$(HELM) template apf-operator charts/apf-operator >/dev/null
+
+##@ Tools (pinned, built from Go modules, cached under bin/)
+
+.PHONY: envtest
+envtest: $(CONTROLLER_GEN) $(KUSTOMIZE) $(HELM) ## Build kube-apiserver, etcd and kubectl for envtest (skipped when cached).
+	hack/build-envtest.sh $(ENVTEST_K8S_VERSION) $(LOCALBIN)
+
+.PHONY: tools
+tools: envtest $(GOLANGCI_LINT) ## Build every tool.
+
+$(CONTROLLER_GEN):
+	hack/go-install.sh $@ sigs.k8s.io/controller-tools/cmd/controller-gen $(CONTROLLER_TOOLS_VERSION)
+$(KUSTOMIZE):
+	hack/go-install.sh $@ sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+$(HELM):
+	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)"
+$(GOLANGCI_LINT):
+	hack/go-install.sh $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)

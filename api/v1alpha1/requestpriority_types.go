@@ -1,0 +1,132 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RequestPrioritySpec is a priority level and, for a non-exempt level, how its share of the
+// server's concurrency is assured and how its requests queue.
+//
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !(has(self.assuredConcurrencyShares) || has(self.queuesPerWidth) || has(self.handSize) || has(self.queueLengthLimit))",message="priorityLevel 0 is the exempt level and takes no queuing fields: remove assuredConcurrencyShares, queuesPerWidth, handSize and queueLengthLimit, or use a priorityLevel above 0"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.assuredConcurrencyShares)",message="assuredConcurrencyShares is required when priorityLevel > 0: set it (for example 10)"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queuesPerWidth)",message="queuesPerWidth is required when priorityLevel > 0: set it (for example 64, with a handSize)"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queueLengthLimit)",message="queueLengthLimit is required when priorityLevel > 0: set it (for example 50)"
+// +kubebuilder:validation:XValidation:rule="!has(self.queuesPerWidth) || self.queuesPerWidth <= 1 || has(self.handSize)",message="handSize is required when queuesPerWidth > 1: set it (for example 6)"
+// +kubebuilder:validation:XValidation:rule="!has(self.handSize) || (has(self.queuesPerWidth) && self.queuesPerWidth > 1)",message="handSize is allowed only when queuesPerWidth > 1: remove handSize or raise queuesPerWidth"
+// +kubebuilder:validation:XValidation:rule="!has(self.handSize) || !has(self.queuesPerWidth) || self.handSize <= self.queuesPerWidth",message="handSize must not exceed queuesPerWidth: lower handSize or raise queuesPerWidth"
+type RequestPrioritySpec struct {
+	// priorityLevel is the logical priority of this RequestPriority's requests: 0 is the exempt,
+	// logically highest level (never queued, never limited); a numerically higher level is a
+	// logically lower priority. Unique cluster-wide and immutable (delete and re-create the
+	// object to change it). Range 0 to 1,000,000,000.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="priorityLevel is immutable: delete the RequestPriority and create it again with the new level"
+	PriorityLevel int32 `json:"priorityLevel"`
+
+	// assuredConcurrencyShares is this level's weight in the division of the server concurrency
+	// limit (SCL): its assured concurrency value is ceil(SCL * shares / (100 + sum of all
+	// levels' shares)), in width units. 0 assures nothing; the level then runs only on
+	// concurrency other levels leave unused. Required when priorityLevel > 0, forbidden at 0.
+	// Range 0 to 100,000.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
+	AssuredConcurrencyShares *int32 `json:"assuredConcurrencyShares,omitempty"`
+
+	// queuesPerWidth is the number of queues for each request width (1 for read-only, 2 for
+	// mutating requests) at this level in each API server. 1 means a single FIFO per width and
+	// no flow distinction. Required when priorityLevel > 0, forbidden at 0. Range 1 to 4,096.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	QueuesPerWidth *int32 `json:"queuesPerWidth,omitempty"`
+
+	// handSize is how many queues shuffle sharding deals to each flow; a request joins the
+	// shortest queue of its flow's hand. Required when queuesPerWidth > 1 and forbidden
+	// otherwise; 1 <= handSize <= queuesPerWidth, and the falling factorial
+	// ff(queuesPerWidth, handSize) must stay below 2^60 (checked at admission).
+	// Range 1 to 64.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	HandSize *int32 `json:"handSize,omitempty"`
+
+	// queueLengthLimit is the most requests that may wait in one queue; a request arriving at
+	// a full queue is rejected with HTTP 429. Required when priorityLevel > 0, forbidden at 0.
+	// Range 1 to 100,000.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	QueueLengthLimit *int32 `json:"queueLengthLimit,omitempty"`
+}
+
+// RequestPriorityStatus is what the operator observed about a RequestPriority.
+type RequestPriorityStatus struct {
+	// observedGeneration is the metadata.generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions are the latest observations; type Ready tells whether the filter uses this
+	// object, with a reason such as Accepted or DuplicatePriorityLevel.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// flowSchemas is how many FlowSchema objects refer to this RequestPriority.
+	// +optional
+	FlowSchemas int32 `json:"flowSchemas,omitempty"`
+
+	// assuredConcurrencyFraction is shares / (100 + sum of the shares of all effective levels),
+	// the part of the server concurrency limit assured to this level, as a decimal string
+	// (for example "0.0714"). Empty for the exempt level.
+	// +optional
+	AssuredConcurrencyFraction string `json:"assuredConcurrencyFraction,omitempty"`
+}
+
+// RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas
+// assign to it share its assured concurrency and its queues.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=rp,categories=apf
+// +kubebuilder:printcolumn:name="Level",type=integer,JSONPath=`.spec.priorityLevel`
+// +kubebuilder:printcolumn:name="Shares",type=integer,JSONPath=`.spec.assuredConcurrencyShares`
+// +kubebuilder:printcolumn:name="Assured",type=string,JSONPath=`.status.assuredConcurrencyFraction`
+// +kubebuilder:printcolumn:name="Queues",type=integer,JSONPath=`.spec.queuesPerWidth`
+// +kubebuilder:printcolumn:name="Hand",type=integer,JSONPath=`.spec.handSize`
+// +kubebuilder:printcolumn:name="QueueLimit",type=integer,JSONPath=`.spec.queueLengthLimit`
+// +kubebuilder:printcolumn:name="Schemas",type=integer,JSONPath=`.status.flowSchemas`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type RequestPriority struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the priority level and its queuing parameters.
+	// +required
+	Spec RequestPrioritySpec `json:"spec"`
+
+	// status is what the operator observed.
+	// +optional
+	Status RequestPriorityStatus `json:"status,omitempty"`
+}
+
+// RequestPriorityList is a list of RequestPriority objects.
+//
+// +kubebuilder:object:root=true
+type RequestPriorityList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// items are the RequestPriority objects.
+	Items []RequestPriority `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&RequestPriority{}, &RequestPriorityList{})
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# build-envtest.sh builds the control-plane binaries envtest needs (kube-apiserver, etcd and
+# kubectl) from their Go modules, because release downloads are not reachable from the machines
+# this project is built on. The binaries land in setup-envtest's store layout:
+#
+#   $OUT/k8s/<version>-linux-amd64/{kube-apiserver,etcd,kubectl}
+#
+# A binary that already reports the wanted version is not rebuilt, so a warm run costs ~0 s.
+#
+# Usage: hack/build-envtest.sh <kubernetes version, e.g. 1.36.3> <output dir>
+set -euo pipefail
+
+KUBE_VERSION=${1:?kubernetes version, e.g. 1.36.3}
+OUT=${2:?output dir}
+MINOR=$(echo "$KUBE_VERSION" | cut -d. -f2)
+GOOS=$(go env GOOS)
+GOARCH=$(go env GOARCH)
+DEST="$OUT/k8s/${KUBE_VERSION}-${GOOS}-${GOARCH}"
+mkdir -p "$DEST"
+DEST=$(cd "$DEST" && pwd)
+
+has_version() { # binary, expected substring of its --version output
+  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q -- "$2"
+}
+
+ldflags_kube() {
+  local f=""
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    f+=" -X ${pkg}.gitVersion=v${KUBE_VERSION} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${MINOR}"
+  done
+  echo "-s -w${f}"
+}
+
+build_kube() {
+  if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}" && [ -x "$DEST/kubectl" ] &&
+    "$DEST/kubectl" version --client 2>/dev/null | grep -q "v${KUBE_VERSION}"; then
+    echo "kube-apiserver and kubectl v${KUBE_VERSION}: cached"
+    return
+  fi
+  local work gomod
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' RETURN
+  gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+  {
+    echo "module envtestbuild"
+    grep -E '^(go|godebug) ' "$gomod"
+    echo "require k8s.io/kubernetes v${KUBE_VERSION}"
+    # Every staging module k8s.io/kubernetes replaces with a local path is published at
+    # v0.<minor>.<patch>; point the replace there instead (sample-* modules are not published).
+    grep -E '^\s*k8s.io/[a-z0-9-]+ => ./staging/' "$gomod" | grep -v 'k8s.io/sample-' |
+      awk -v v="v0.${KUBE_VERSION#*.}" '{print "replace " $1 " => " $1 " " v}'
+  } >"$work/go.mod"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+  (
+    cd "$work"
+    echo "building kube-apiserver and kubectl v${KUBE_VERSION} from Go modules (several minutes when cold)"
+    GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
+    GOFLAGS=-mod=mod go mod download
+    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -ldflags "$(ldflags_kube)" \
+      -o "$DEST/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -ldflags "$(ldflags_kube)" \
+      -o "$DEST/kubectl" k8s.io/kubernetes/cmd/kubectl
+  )
+}
+
+build_etcd() {
+  local gomod etcd_version work
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' RETURN
+  gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+  etcd_version=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2; exit}' "$gomod")
+  if has_version "$DEST/etcd" "etcd Version: ${etcd_version#v}"; then
+    echo "etcd ${etcd_version}: cached"
+    return
+  fi
+  echo "building etcd ${etcd_version} from Go modules"
+  cat >"$work/main.go" <<'GO'
+// Command etcd is etcd's server, built from its Go module.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+GO
+  (
+    cd "$work"
+    printf 'module etcdbuild\n\ngo 1.26\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$etcd_version" >go.mod
+    GOFLAGS=-mod=mod go mod tidy >/dev/null
+    CGO_ENABLED=0 go build -p 2 -trimpath -ldflags "-s -w" -o "$DEST/etcd" .
+  )
+}
+
+build_etcd
+build_kube
+echo "envtest binaries in $DEST"

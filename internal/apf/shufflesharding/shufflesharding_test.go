@@ -1,0 +1,149 @@
+package shufflesharding
+
+import (
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestFallingFactorialProposalExample(t *testing.T) {
+	// The proposal: numQueues=128 and handSize=6 -> 3905000064000 * A[6].
+	ff, ok := FallingFactorial(128, 6)
+	if !ok || ff != 3_905_000_064_000 {
+		t.Fatalf("ff(128, 6) = %d, %v; want 3905000064000, true", ff, ok)
+	}
+}
+
+func TestFallingFactorialLimit(t *testing.T) {
+	cases := []struct {
+		n, k int
+		ok   bool
+	}{
+		{1, 1, true}, {1, 0, true}, {64, 10, true}, {64, 11, false}, {4096, 5, true},
+		{4096, 6, false}, {1 << 30, 2, true}, {1 << 30, 3, false}, {64, 64, false},
+	}
+	for _, c := range cases {
+		_, ok := FallingFactorial(c.n, c.k)
+		if ok != c.ok {
+			t.Errorf("FallingFactorial(%d, %d) ok = %v, want %v", c.n, c.k, ok, c.ok)
+		}
+	}
+}
+
+func TestValidateHandSizeMessage(t *testing.T) {
+	err := ValidateHandSize(64, 12)
+	if err == nil || !strings.Contains(err.Error(), "ff(queuesPerWidth=64, handSize=12)") ||
+		!strings.Contains(err.Error(), "2^60") {
+		t.Fatalf("ValidateHandSize(64, 12) = %v; want the computed figure and the 2^60 bound", err)
+	}
+	for _, bad := range [][2]int{{0, 1}, {4, 0}, {4, 5}} {
+		if ValidateHandSize(bad[0], bad[1]) == nil {
+			t.Errorf("ValidateHandSize(%d, %d) = nil; want an error", bad[0], bad[1])
+		}
+	}
+}
+
+// TestDealMatchesDefinition checks Deal against a direct transcription of the proposal: decode
+// V into coefficients, then take the A[i]-th entry of the remaining list.
+func TestDealMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range [][2]int{{128, 6}, {8, 8}, {1, 1}, {3, 2}, {1000, 4}} {
+		d, err := NewDealer(p[0], p[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 2000; trial++ {
+			v := rng.Uint64()
+			got := d.DealIntoHand(v, nil)
+			want := referenceDeal(v, p[0], p[1])
+			if !equal(got, want) {
+				t.Fatalf("Deal(%d) with %v = %v, want %v", v, p, got, want)
+			}
+		}
+	}
+}
+
+func referenceDeal(v uint64, n, h int) []int {
+	remaining := make([]int, n)
+	for i := range remaining {
+		remaining[i] = i
+	}
+	var hand []int
+	for i := 0; i < h; i++ {
+		a := int(v % uint64(n-i))
+		v /= uint64(n - i)
+		hand = append(hand, remaining[a])
+		remaining = append(remaining[:a], remaining[a+1:]...)
+	}
+	return hand
+}
+
+func TestDealDistinctAndInRange(t *testing.T) {
+	d, _ := NewDealer(128, 6)
+	for i := 0; i < 1000; i++ {
+		hand := d.DealIntoHand(Hash("schema", string(rune('a'+i%26))+strings.Repeat("x", i)), nil)
+		s := append([]int(nil), hand...)
+		sort.Ints(s)
+		for j := range s {
+			if s[j] < 0 || s[j] >= 128 || (j > 0 && s[j] == s[j-1]) {
+				t.Fatalf("hand %v is not 6 distinct queues in [0,128)", hand)
+			}
+		}
+	}
+}
+
+func TestHashSeparatesFields(t *testing.T) {
+	if Hash("ab", "c") == Hash("a", "bc") {
+		t.Fatal(`Hash("ab","c") == Hash("a","bc")`)
+	}
+	if Hash("s", "u") != Hash("s", "u") {
+		t.Fatal("Hash is not deterministic")
+	}
+}
+
+func TestDealAllocatesNothing(t *testing.T) {
+	d, _ := NewDealer(128, 6)
+	hand := make([]int, 0, 6)
+	allocs := testing.AllocsPerRun(100, func() { hand = d.DealIntoHand(Hash("s", "u"), hand[:0]) })
+	if allocs != 0 {
+		t.Fatalf("DealIntoHand allocates %v times per run, want 0", allocs)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzDeal(f *testing.F) {
+	f.Add(uint64(0), 128, 6)
+	f.Add(^uint64(0), 4096, 5)
+	f.Add(uint64(12345), 1, 1)
+	f.Fuzz(func(t *testing.T, v uint64, n, h int) {
+		d, err := NewDealer(n, h)
+		if err != nil {
+			return
+		}
+		got := d.DealIntoHand(v, nil)
+		if want := referenceDeal(v, n, h); !equal(got, want) {
+			t.Fatalf("Deal(%d, %d, %d) = %v, want %v", v, n, h, got, want)
+		}
+	})
+}
+
+func BenchmarkHashAndDeal(b *testing.B) {
+	d, _ := NewDealer(128, 6)
+	hand := make([]int, 0, 6)
+	b.ReportAllocs()
+	for b.Loop() {
+		hand = d.DealIntoHand(Hash("workload-high", "tenant-42"), hand[:0])
+	}
+}

@@ -1,0 +1,161 @@
+// Package harness runs the product the way a user meets it, on one machine and without a
+// cluster: a real kube-apiserver and etcd (envtest) with the generated CRDs and the generated
+// webhook configuration (registered by URL, served over TLS), the real apf-operator binary as a
+// separate process, and kubectl built by hack/. `make demo` and the end-to-end tests use it.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/apf-operator/apf-operator/test/envtestutil"
+)
+
+// Cluster is a running local control plane.
+type Cluster struct {
+	// Env is the envtest environment; Config an admin (system:masters) REST config.
+	Env    *envtest.Environment
+	Config *rest.Config
+	// Kubeconfig is the path of an admin kubeconfig file for kubectl and the operator.
+	Kubeconfig string
+	// Kubectl is the path of the kubectl binary built by hack/build-envtest.sh.
+	Kubectl string
+	// Dir is a scratch directory removed by Stop.
+	Dir string
+}
+
+// Start starts kube-apiserver and etcd, installs the CRDs and the webhook configuration from
+// config/webhook (pointing at a local port, with a generated serving certificate), and writes
+// an admin kubeconfig.
+func Start() (*Cluster, error) {
+	env, err := envtestutil.NewEnvironment()
+	if err != nil {
+		return nil, err
+	}
+	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()}}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	c := &Cluster{Env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl")}
+	if c.Dir, err = os.MkdirTemp("", "apf-operator-harness-"); err != nil {
+		return nil, errors.Join(err, env.Stop())
+	}
+	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
+	if err := os.WriteFile(c.Kubeconfig, env.KubeConfig, 0o600); err != nil {
+		return nil, errors.Join(err, c.Stop())
+	}
+	return c, nil
+}
+
+// Stop stops the control plane and removes the scratch directory.
+func (c *Cluster) Stop() error {
+	err := c.Env.Stop()
+	return errors.Join(err, os.RemoveAll(c.Dir))
+}
+
+// KubectlRun runs kubectl against the cluster with the given stdin (may be nil) and returns
+// its standard output and standard error.
+func (c *Cluster) KubectlRun(ctx context.Context, stdin io.Reader, args ...string) (string, string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, c.Kubectl, append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+// Operator is the apf-operator binary running as a separate process.
+type Operator struct {
+	cmd  *exec.Cmd
+	done chan error
+	// Log is the path of the file that receives the operator's output.
+	Log string
+}
+
+// OperatorArgs returns the manager flags that run the operator against this cluster: webhooks
+// on the port and certificate envtest prepared (no in-process rotation), no leader election,
+// metrics on the given address ("0" disables).
+func (c *Cluster) OperatorArgs(metricsAddr string) []string {
+	w := c.Env.WebhookInstallOptions
+	return []string{"manager",
+		"--kubeconfig", c.Kubeconfig,
+		"--leader-elect=false",
+		"--cert-rotation=false",
+		"--webhook-port", strconv.Itoa(w.LocalServingPort),
+		"--webhook-cert-dir", w.LocalServingCertDir,
+		"--metrics-bind-address", metricsAddr,
+		"--health-probe-bind-address", "0",
+		"--namespace", "apf-system",
+		"--service-account", "apf-operator",
+	}
+}
+
+// StartOperator starts binary with args, its output going to a log file in the scratch
+// directory.
+func (c *Cluster) StartOperator(binary string, args ...string) (*Operator, error) {
+	log, err := os.CreateTemp(c.Dir, "operator-*.log")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("starting %s: %w", binary, err)
+	}
+	o := &Operator{cmd: cmd, done: make(chan error, 1), Log: log.Name()}
+	go func() { o.done <- cmd.Wait(); log.Close() }()
+	return o, nil
+}
+
+// Stop asks the operator to shut down (SIGTERM), waits up to the grace period, then kills it.
+// It returns the process's exit error, if any, other than the signal itself.
+func (o *Operator) Stop(grace time.Duration) error {
+	_ = o.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-o.done:
+		return exitError(err)
+	case <-time.After(grace):
+		_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
+		<-o.done
+		return fmt.Errorf("operator did not stop within %s; killed", grace)
+	}
+}
+
+// Exited reports whether the process has already ended, and how.
+func (o *Operator) Exited() (bool, error) {
+	select {
+	case err := <-o.done:
+		o.done <- err
+		return true, err
+	default:
+		return false, nil
+	}
+}
+
+// ReadLog returns the operator's output so far.
+func (o *Operator) ReadLog() string {
+	data, _ := os.ReadFile(o.Log)
+	return string(data)
+}
+
+func exitError(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+		return nil
+	}
+	return err
+}
