@@ -231,7 +231,3 @@ type FlowSchemaList struct {
 	// items are the FlowSchema objects.
 	Items []FlowSchema `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&FlowSchema{}, &FlowSchemaList{})
-}

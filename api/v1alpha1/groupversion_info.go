@@ -8,17 +8,29 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is the group and version of the types in this package.
 	GroupVersion = schema.GroupVersion{Group: "flowcontrol.apf-operator.io", Version: "v1alpha1"}
 
-	// SchemeBuilder registers the types of this package with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers the types of this package with a runtime.Scheme. It is
+	// apimachinery's, not controller-runtime's, so that the engine in internal/apf, which
+	// imports these types, stays free of controller-runtime.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the types of this package to a runtime.Scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&RequestPriority{}, &RequestPriorityList{},
+		&FlowSchema{}, &FlowSchemaList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

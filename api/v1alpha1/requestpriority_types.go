@@ -126,7 +126,3 @@ type RequestPriorityList struct {
 	// items are the RequestPriority objects.
 	Items []RequestPriority `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&RequestPriority{}, &RequestPriorityList{})
-}
