@@ -1,0 +1,18 @@
+package validate
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadObjects(t *testing.T) {
+	rps, fss, err := LoadObjects([]string{filepath.Join(corpus, "valid")}, nil)
+	if err != nil || len(rps) != 5 || len(fss) != 5 {
+		t.Fatalf("LoadObjects(valid) = %d, %d, %v; want the proposal's 5 and 5", len(rps), len(fss), err)
+	}
+	file := filepath.Join(corpus, "invalid", "rp-unknown-field.yaml")
+	if _, _, err := LoadObjects([]string{file}, nil); err == nil || !strings.Contains(err.Error(), file+":0: spec.handsize: unknown field") {
+		t.Fatalf("LoadObjects(unknown field) error = %v; want the finding with file and document", err)
+	}
+}

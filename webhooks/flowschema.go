@@ -1,0 +1,56 @@
+package webhooks
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/validation"
+)
+
+// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-flowschema,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=flowschemas,verbs=create;update,versions=v1alpha1,name=vflowschema.flowcontrol.apf-operator.io,admissionReviewVersions=v1
+
+// FlowSchemaValidator admits FlowSchema objects: every rule of validation.FlowSchema against
+// the stored objects, and ExemptAccess for FlowSchemas that refer to the exempt level.
+type FlowSchemaValidator struct {
+	// Objects are the stored objects (the manager's cache).
+	Objects validation.Objects
+	// Access says who may configure the exempt level.
+	Access validation.ExemptAccess
+}
+
+var _ admission.Validator[*v1alpha1.FlowSchema] = &FlowSchemaValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *FlowSchemaValidator) ValidateCreate(ctx context.Context, obj *v1alpha1.FlowSchema) (admission.Warnings, error) {
+	return v.validate(ctx, nil, obj)
+}
+
+// ValidateUpdate implements admission.Validator.
+func (v *FlowSchemaValidator) ValidateUpdate(ctx context.Context, old, obj *v1alpha1.FlowSchema) (admission.Warnings, error) {
+	return v.validate(ctx, old, obj)
+}
+
+// ValidateDelete implements admission.Validator; deletion is not checked (the webhook is not
+// registered for it).
+func (v *FlowSchemaValidator) ValidateDelete(context.Context, *v1alpha1.FlowSchema) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// validate checks a create (old == nil) or an update.
+func (v *FlowSchemaValidator) validate(ctx context.Context, old, obj *v1alpha1.FlowSchema) (admission.Warnings, error) {
+	user, err := requestUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	errs, warnings, err := validation.FlowSchema(ctx, old, obj, v.Objects)
+	if err != nil {
+		return nil, lookupError(err)
+	}
+	denied, err := v.Access.FlowSchema(ctx, user, old, obj, v.Objects)
+	if err != nil {
+		return nil, lookupError(err)
+	}
+	return warnings, invalid("FlowSchema", obj.Name, append(denied, errs...))
+}

@@ -1,0 +1,53 @@
+package webhooks
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/validation"
+)
+
+// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-requestpriority,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=requestpriorities,verbs=create;update,versions=v1alpha1,name=vrequestpriority.flowcontrol.apf-operator.io,admissionReviewVersions=v1
+
+// RequestPriorityValidator admits RequestPriority objects: every rule of
+// validation.RequestPriority against the stored objects, and ExemptAccess for level 0.
+type RequestPriorityValidator struct {
+	// Objects are the stored objects (the manager's cache).
+	Objects validation.Objects
+	// Access says who may configure the exempt level.
+	Access validation.ExemptAccess
+}
+
+var _ admission.Validator[*v1alpha1.RequestPriority] = &RequestPriorityValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *RequestPriorityValidator) ValidateCreate(ctx context.Context, obj *v1alpha1.RequestPriority) (admission.Warnings, error) {
+	return v.validate(ctx, nil, obj)
+}
+
+// ValidateUpdate implements admission.Validator.
+func (v *RequestPriorityValidator) ValidateUpdate(ctx context.Context, old, obj *v1alpha1.RequestPriority) (admission.Warnings, error) {
+	return v.validate(ctx, old, obj)
+}
+
+// ValidateDelete implements admission.Validator; deletion is not checked (the webhook is not
+// registered for it).
+func (v *RequestPriorityValidator) ValidateDelete(context.Context, *v1alpha1.RequestPriority) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// validate checks a create (old == nil) or an update.
+func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alpha1.RequestPriority) (admission.Warnings, error) {
+	user, err := requestUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	errs, warnings, err := validation.RequestPriority(ctx, old, obj, v.Objects)
+	if err != nil {
+		return nil, lookupError(err)
+	}
+	errs = append(v.Access.RequestPriority(user, old, obj), errs...)
+	return warnings, invalid("RequestPriority", obj.Name, errs)
+}

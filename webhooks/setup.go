@@ -1,0 +1,86 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/validation"
+)
+
+// Options configure the webhooks.
+type Options struct {
+	// ExemptGroups may create and update objects that configure the exempt level 0. Nil means
+	// system:masters.
+	ExemptGroups []string
+	// ExemptUsers may do so too. The operator's own user (its service account) is always added:
+	// SetupWithManager learns it from the API server, and fails when it cannot unless
+	// ExemptUsers is set.
+	ExemptUsers []string
+}
+
+// selfLookupTimeout bounds the request that learns the operator's own user name.
+const selfLookupTimeout = 30 * time.Second
+
+// SetupWithManager registers both validating webhooks with the manager's webhook server. The
+// cache field indexes (index.Register) must be registered before the manager starts.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	ctx, cancel := context.WithTimeout(context.Background(), selfLookupTimeout)
+	defer cancel()
+	self, err := ownUser(ctx, mgr.GetConfig())
+	if err != nil {
+		if len(opts.ExemptUsers) == 0 {
+			return err
+		}
+		mgr.GetLogger().Info("Exempt level limited to the configured users and groups", "reason", err.Error())
+	}
+	access := exemptAccess(opts, self)
+	objects := cacheObjects{reader: mgr.GetCache()}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.RequestPriority{}).
+		WithValidator(&RequestPriorityValidator{Objects: objects, Access: access}).
+		Complete(); err != nil {
+		return fmt.Errorf("registering the RequestPriority webhook: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.FlowSchema{}).
+		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access}).
+		Complete(); err != nil {
+		return fmt.Errorf("registering the FlowSchema webhook: %w", err)
+	}
+	return nil
+}
+
+// exemptAccess applies the defaults of Options and adds the operator's own user.
+func exemptAccess(opts Options, self string) validation.ExemptAccess {
+	access := validation.ExemptAccess{Groups: opts.ExemptGroups, Users: slices.Clone(opts.ExemptUsers)}
+	if access.Groups == nil {
+		access.Groups = []string{validation.MastersGroup}
+	}
+	if self != "" && !slices.Contains(access.Users, self) {
+		access.Users = append(access.Users, self)
+	}
+	return access
+}
+
+// ownUser asks the API server who the operator is (a SelfSubjectReview, which every
+// authenticated user may create), so that its own service account may manage the default
+// level-0 objects.
+func ownUser(ctx context.Context, cfg *rest.Config) (string, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", fmt.Errorf("learning the operator's own user name: %w", err)
+	}
+	review, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("learning the operator's own user name (SelfSubjectReview): %w; "+
+			"allow the review or list the operator's service account in the exempt users", err)
+	}
+	return review.Status.UserInfo.Username, nil
+}
