@@ -1,0 +1,129 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
+)
+
+const (
+	kindRequestPriority = "RequestPriority"
+	kindFlowSchema      = "FlowSchema"
+
+	whyRequestPriorities = "no RequestPriority has priorityLevel 0"
+	whyFlowSchemas       = "no FlowSchema refers to a RequestPriority of priorityLevel 0"
+)
+
+// apply carries out the plan. Lost races are counted and reported, not returned: the event
+// that caused them triggers the next pass.
+func (r *defaultsReconciler) apply(ctx context.Context, a defaults.Actions) error {
+	errs := []error{r.createInOrder(ctx, a)}
+	for i := range a.RepairRequestPriorities {
+		rp := &a.RepairRequestPriorities[i]
+		errs = append(errs, r.repair(ctx, rp, rp.Spec, kindRequestPriority))
+	}
+	for i := range a.RepairFlowSchemas {
+		fs := &a.RepairFlowSchemas[i]
+		errs = append(errs, r.repair(ctx, fs, fs.Spec, kindFlowSchema))
+	}
+	return errors.Join(errs...)
+}
+
+// createInOrder makes the creations in the plan's order (RequestPriority objects first, so
+// that the FlowSchemas find theirs) and stops at the first failure: the plan puts the objects
+// that end the need to create last, and creating one of them after a failed creation would
+// leave the set incomplete for good.
+func (r *defaultsReconciler) createInOrder(ctx context.Context, a defaults.Actions) error {
+	for i := range a.CreateRequestPriorities {
+		if err := r.create(ctx, &a.CreateRequestPriorities[i], kindRequestPriority, whyRequestPriorities); err != nil {
+			return err
+		}
+	}
+	for i := range a.CreateFlowSchemas {
+		if err := r.create(ctx, &a.CreateFlowSchemas[i], kindFlowSchema, whyFlowSchemas); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *defaultsReconciler) create(ctx context.Context, obj client.Object, kind, why string) error {
+	log := logf.FromContext(ctx).WithValues(kind, klog.KObj(obj))
+	err := r.client.Create(ctx, obj)
+	switch {
+	case err == nil:
+		r.pending.expect(obj)
+		r.metrics.created.WithLabelValues(kind).Inc()
+		log.Info("Created default object", "reason", why)
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Created", "CreateDefault",
+			"Created the default %s %s because %s", kind, obj.GetName(), why)
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		r.metrics.conflicts.WithLabelValues(kind).Inc()
+		log.Info("Default object was created by someone else first; keeping theirs")
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "CreateConflict", "CreateDefault",
+			"Did not create the default %s %s: an object of that name appeared meanwhile; the operator keeps it", kind, obj.GetName())
+		return nil
+	default:
+		return err
+	}
+}
+
+// repair restores the default spec with a JSON patch whose tests make the API server apply
+// it only if the object is still what the plan saw: same generation (spec unchanged), still
+// labeled as the operator's, autoupdate still "true". Status writes do not change the
+// generation, so they do not make a repair fail; a user's edit in between does.
+func (r *defaultsReconciler) repair(ctx context.Context, obj client.Object, spec any, kind string) error {
+	log := logf.FromContext(ctx).WithValues(kind, klog.KObj(obj))
+	patch, err := repairPatch(obj.GetGeneration(), spec)
+	if err != nil {
+		return err
+	}
+	err = r.client.Patch(ctx, obj, patch)
+	switch {
+	case err == nil:
+		r.pending.expect(obj)
+		r.metrics.repaired.WithLabelValues(kind).Inc()
+		log.Info("Restored the default spec")
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Repaired", "RepairDefault",
+			"Restored the default spec of %s %s; set annotation %s to \"false\" to keep your own spec",
+			kind, obj.GetName(), flowv1.AnnotationAutoUpdate)
+		return nil
+	case preconditionFailed(err):
+		r.metrics.conflicts.WithLabelValues(kind).Inc()
+		log.Info("Default object changed while being repaired; deciding again", "cause", err.Error())
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "RepairConflict", "RepairDefault",
+			"Did not restore the default spec of %s %s: it changed meanwhile; the operator decides again", kind, obj.GetName())
+		return nil
+	case apierrors.IsNotFound(err):
+		return nil // deleted meanwhile: the deletion event triggers the next pass
+	default:
+		return err
+	}
+}
+
+// reportBlocked emits a warning the first time an object becomes unrepairable (or its reason
+// changes) and forgets objects that are no longer blocked.
+func (r *defaultsReconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority) {
+	now := make(map[string]string, len(blocked))
+	for _, b := range blocked {
+		now[b.Name] = b.Message
+		if r.blocked[b.Name] == b.Message {
+			continue
+		}
+		for i := range rps {
+			if rps[i].Name == b.Name {
+				r.recorder.Eventf(&rps[i], nil, corev1.EventTypeWarning, "RepairBlocked", "RepairDefault", "%s", b.Message)
+			}
+		}
+	}
+	r.blocked = now
+}

@@ -1,0 +1,80 @@
+package controllers
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+// flowSchemaReconciler writes the status of FlowSchema objects.
+type flowSchemaReconciler struct {
+	client   client.Client
+	recorder events.EventRecorder
+	clock    clock.PassiveClock
+}
+
+// setup watches what a FlowSchema's status depends on: its own spec and every
+// RequestPriority (whether the one it names exists, is in effect, is a backstop, and takes a
+// distinguisher). Other FlowSchemas do not matter. Status-only updates do not trigger it.
+func (r *flowSchemaReconciler) setup(mgr ctrl.Manager) error {
+	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("flowschema-status").
+		For(&flowv1.FlowSchema{}, specChanged).
+		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allFlowSchemas), specChanged).
+		Complete(r)
+}
+
+func (r *flowSchemaReconciler) allFlowSchemas(ctx context.Context, _ client.Object) []reconcile.Request {
+	var fss flowv1.FlowSchemaList
+	if err := r.client.List(ctx, &fss); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(fss.Items))
+	for i := range fss.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: fss.Items[i].Name}})
+	}
+	return out
+}
+
+// Reconcile computes the object's status from the effective configuration and writes it only
+// when it changed.
+func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+	var fs flowv1.FlowSchema
+	if err := r.client.Get(ctx, req.NamespacedName, &fs); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	cfg, err := effectiveFromCache(ctx, r.client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	st, listed := cfg.FlowSchemaStatus[fs.Name]
+	if !listed {
+		return ctrl.Result{}, nil // deleted since the Get: its event follows
+	}
+	desired := flowSchemaStatus(&fs, st, metav1.NewTime(r.clock.Now()))
+	if equality.Semantic.DeepEqual(fs.Status, desired) {
+		return ctrl.Result{}, nil
+	}
+	before := fs.Status.Conditions
+	fs.Status = desired
+	if err := r.client.Status().Update(ctx, &fs); err != nil {
+		return statusWriteResult(err)
+	}
+	logf.FromContext(ctx).V(1).Info("Updated status", "generation", fs.Generation)
+	announceReady(r.recorder, &fs, before, desired.Conditions)
+	return ctrl.Result{}, nil
+}

@@ -1,0 +1,18 @@
+// Package defaults holds the default RequestPriority and FlowSchema objects as data
+// (defaults.go) and the pure decision of which of them to create or repair (Plan), following
+// the proposal's "Default Behavior" section and DESIGN.md "Semantics":
+//
+//   - Whenever no actual RequestPriority has priority level 0, the default RequestPriority
+//     objects whose names are not in use are created.
+//   - Whenever no actual FlowSchema refers to a RequestPriority of level 0, the default
+//     FlowSchema objects whose names are not in use are created.
+//   - Objects the operator creates carry the managed-by label and the autoupdate annotation
+//     "true"; while both are present, a spec that drifts from the default is restored. An
+//     object without the label, or with the annotation "false" or absent, belongs to the user
+//     and is never changed. Nothing is ever deleted.
+//   - Creations come in an order that survives an operator stopped part-way: the objects that
+//     end the need to create (the level-0 RequestPriority, the FlowSchema naming it) last.
+//
+// The package has no Kubernetes client: the reconciler in controllers/ feeds Plan the objects
+// in its cache and carries out the Actions.
+package defaults
