@@ -1,0 +1,89 @@
+package classify
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apf/request"
+)
+
+// Classifier classifies requests against one effective configuration. It is immutable and
+// safe for concurrent use; a configuration change compiles a new one.
+type Classifier struct {
+	cfg *effective.Config
+	// conjunctions of all schemas, in schema order then conjunction order: the number of a
+	// conjunction orders it by match preference.
+	conjunctions []conjunction
+	// dists[i] computes the distinguisher of cfg.Schemas[i].
+	dists                  []distinguisher
+	mastersDist, catchDist distinguisher
+	index                  index
+	// errs lists conjunctions that could not be compiled (they match nothing).
+	errs []error
+}
+
+// conjunction is a compiled conjunction of atomic tests.
+type conjunction struct {
+	schema int32 // index in cfg.Schemas
+	index  int32 // index in the schema's match list
+	tests  []atomicTest
+}
+
+// accepts reports whether every test accepts a.
+func (c *conjunction) accepts(a *request.Attributes) bool {
+	for i := range c.tests {
+		if !c.tests[i].accepts(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// Compile compiles cfg into a Classifier. cfg comes from effective.Compute; a nil cfg is the
+// configuration of no objects (backstops only). Compile never fails: a conjunction it cannot
+// compile (possible only in a hand-built Config) matches nothing and is listed by Errors.
+func Compile(cfg *effective.Config) *Classifier {
+	if cfg == nil {
+		cfg = effective.Compute(nil, nil)
+	}
+	c := &Classifier{cfg: cfg, dists: make([]distinguisher, len(cfg.Schemas))}
+	patterns := patternCache{}
+	for si, s := range cfg.Schemas {
+		c.dists[si] = c.compileDistinguisher(s, patterns)
+		for ci := range s.Match {
+			c.addConjunction(si, ci, patterns)
+		}
+	}
+	c.mastersDist = c.compileDistinguisher(cfg.MastersBackstop, patterns)
+	c.catchDist = c.compileDistinguisher(cfg.CatchAll, patterns)
+	c.index = buildIndex(c.conjunctions)
+	return c
+}
+
+// addConjunction compiles conjunction ci of schema si and appends it.
+func (c *Classifier) addConjunction(si, ci int, patterns patternCache) {
+	s := c.cfg.Schemas[si]
+	if uint64(len(c.conjunctions)) >= math.MaxUint32 {
+		c.errs = append(c.errs, fmt.Errorf("too many conjunctions"))
+		return
+	}
+	tests := make([]atomicTest, 0, len(s.Match[ci].And))
+	for ti := range s.Match[ci].And {
+		t, err := compileAtomic(&s.Match[ci].And[ti], patterns)
+		if err != nil {
+			c.errs = append(c.errs, fmt.Errorf("FlowSchema %q: spec.match[%d].and[%d]: %w; the conjunction matches nothing",
+				s.Name, ci, ti, err))
+			return
+		}
+		tests = append(tests, t)
+	}
+	c.conjunctions = append(c.conjunctions, conjunction{schema: int32(si), index: int32(ci), tests: tests})
+}
+
+// Config returns the configuration the Classifier was compiled from.
+func (c *Classifier) Config() *effective.Config { return c.cfg }
+
+// Errors lists the conjunctions and transformations Compile could not compile; empty for any
+// configuration effective.Compute returns.
+func (c *Classifier) Errors() []error { return c.errs }

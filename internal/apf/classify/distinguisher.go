@@ -1,0 +1,138 @@
+package classify
+
+import (
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"sync/atomic"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
+)
+
+// distinguisher computes the flow distinguisher of one FlowSchema.
+type distinguisher struct {
+	source    flowv1.DistinguisherSource // "" when the schema has none
+	transform *transform                 // nil without transformation
+	// emptyHash is shufflesharding.Hash(schema name, ""): the flow hash of every request of a
+	// schema without distinguisher, computed once.
+	emptyHash uint64
+	prefix    uint64 // EXPERIMENT
+}
+
+func fnvPrefix(schema string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(schema); i++ {
+		h ^= uint64(schema[i])
+		h *= 1099511628211
+	}
+	h ^= 0xff
+	h *= 1099511628211
+	return h
+}
+
+func fnvRest(h uint64, d string) uint64 {
+	for i := 0; i < len(d); i++ {
+		h ^= uint64(d[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// hash returns the flow hash of the schema's flow with distinguisher d.
+func (d *distinguisher) hash(schema, dist string) uint64 {
+	if dist == "" {
+		return d.emptyHash
+	}
+	if experimentPrefix {
+		return fnvRest(d.prefix, dist)
+	}
+	return shufflesharding.Hash(schema, dist)
+}
+
+var experimentPrefix = true
+
+// of returns the distinguisher of a: the user or the namespace ("" when absent), transformed.
+func (d *distinguisher) of(a *request.Attributes) string {
+	var v string
+	switch d.source {
+	case flowv1.SourceUser:
+		v = a.User
+	case flowv1.SourceNamespace:
+		if !a.ResourceRequest {
+			return ""
+		}
+		v = a.Namespace
+	default:
+		return ""
+	}
+	if d.transform != nil {
+		return d.transform.apply(v)
+	}
+	return v
+}
+
+// compileDistinguisher compiles the distinguisher of s (nil s: none).
+func (c *Classifier) compileDistinguisher(s *effective.Schema, patterns patternCache) distinguisher {
+	if s == nil {
+		return distinguisher{}
+	}
+	d := distinguisher{emptyHash: shufflesharding.Hash(s.Name, ""), prefix: fnvPrefix(s.Name)}
+	if s.Distinguisher == nil {
+		return d
+	}
+	d.source = s.Distinguisher.Source
+	if d.source != flowv1.SourceUser && d.source != flowv1.SourceNamespace {
+		c.errs = append(c.errs, fmt.Errorf("FlowSchema %q: unknown distinguisher source %q; its flows are not distinguished",
+			s.Name, d.source))
+		d.source = ""
+		return d
+	}
+	if tr := s.Distinguisher.Transformation; tr != nil {
+		re, err := patterns.compile(tr.Regex)
+		if err != nil {
+			c.errs = append(c.errs, fmt.Errorf("FlowSchema %q: transformation: %w; its distinguisher is always empty",
+				s.Name, err))
+			re = nil
+		}
+		d.transform = &transform{re: re, seed: maphash.MakeSeed()}
+	}
+	return d
+}
+
+// memoSlots is the size of a transformation's cache of recent results.
+const memoSlots = 256
+
+// transform applies a transformation: a complete match of re yields submatch 1, anything else
+// "". Recent results are cached in a direct-mapped, lock-free table because the regexp package
+// allocates the submatch indices on every call.
+type transform struct {
+	re    *regexp.Regexp // anchored; nil: always ""
+	seed  maphash.Seed
+	memos [memoSlots]atomic.Pointer[memo]
+}
+
+type memo struct{ in, out string }
+
+func (t *transform) apply(s string) string {
+	if t.re == nil {
+		return ""
+	}
+	slot := &t.memos[maphash.String(t.seed, s)%memoSlots]
+	if m := slot.Load(); m != nil && m.in == s {
+		return m.out
+	}
+	out := ""
+	if loc := t.re.FindStringSubmatchIndex(s); len(loc) >= 4 && loc[2] >= 0 {
+		out = s[loc[2]:loc[3]]
+	}
+	slot.Store(&memo{in: s, out: out})
+	return out
+}

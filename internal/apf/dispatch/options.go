@@ -1,0 +1,69 @@
+package dispatch
+
+import (
+	"time"
+
+	"github.com/apf-operator/apf-operator/internal/apf/coarseclock"
+	"github.com/apf-operator/apf-operator/internal/apf/metrics"
+)
+
+// DefaultWaitLimit is the longest a request waits in a queue by default: a quarter of the
+// default one-minute request timeout.
+const DefaultWaitLimit = 15 * time.Second
+
+// Options configure a Dispatcher. The zero value of each field selects its default.
+type Options struct {
+	// ServerConcurrencyLimit is SCL in width units (read-only = 1, mutating = 2); values below
+	// 1 mean 1. A request wider than SCL is counted as SCL wide.
+	ServerConcurrencyLimit int
+	// WaitLimit is the longest a request waits in a queue; 0 means DefaultWaitLimit.
+	WaitLimit time.Duration
+	// ServiceTimeGuess is the fair-queuing guess G; 0 means fairqueue.DefaultServiceTimeGuess.
+	ServiceTimeGuess time.Duration
+	// Clock is the time source; nil means RealClock. CoarseClock trades resolution for speed.
+	Clock Clock
+	// Metrics receives the request metrics; nil records none.
+	Metrics *metrics.Metrics
+}
+
+// Clock is the dispatcher's time source. dispatchtest.FakeClock is a fake for tests.
+type Clock interface {
+	// Now returns the current time; the dispatcher only subtracts readings.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has elapsed, until stopped or reset.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a timer made by Clock.AfterFunc; *time.Timer is one.
+type Timer interface {
+	// Stop prevents the call if it has not happened; it reports whether it prevented it.
+	Stop() bool
+	// Reset makes the timer call its function once d has elapsed from now.
+	Reset(d time.Duration) bool
+}
+
+// RealClock is the system clock. The dispatcher reads only its monotonic part, directly
+// (see Dispatcher.now), so every time it measures is exact.
+type RealClock struct{}
+
+// Now returns the current time.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// AfterFunc is time.AfterFunc.
+func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+// CoarseClock returns a Clock that reads c: an atomic load instead of a system clock read per
+// reading, at the price of the resolution described in package coarseclock (the wait limit is
+// enforced, and wait and service times are measured, within about one refresh period). Its
+// timers are the system clock's. A nil c gives RealClock.
+func CoarseClock(c *coarseclock.Clock) Clock {
+	if c == nil {
+		return RealClock{}
+	}
+	return coarseClock{c}
+}
+
+type coarseClock struct{ *coarseclock.Clock }
+
+// AfterFunc is time.AfterFunc.
+func (coarseClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }

@@ -1,0 +1,37 @@
+package fairqueue
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkStartFinish is the uncontended path: admit and dispatch at once, then finish.
+func BenchmarkStartFinish(b *testing.B) {
+	s, _ := New(Config{QueuesPerWidth: 128, HandSize: 6, QueueLengthLimit: 100})
+	var r Request
+	now := time.Duration(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now += time.Microsecond
+		s.Start(now, &r, uint64(now), 1)
+		s.Finish(now+time.Microsecond, &r, time.Microsecond)
+	}
+}
+
+// BenchmarkEnqueueDispatch is the queued path with a backlog in 64 queues: deal a hand, join
+// the shortest queue, dispatch the head of the index, finish.
+func BenchmarkEnqueueDispatch(b *testing.B) {
+	s, _ := New(Config{QueuesPerWidth: 128, HandSize: 6, QueueLengthLimit: 1 << 20})
+	backlog := make([]Request, 256)
+	for i := range backlog {
+		s.Enqueue(0, &backlog[i], uint64(i*7919), 1)
+	}
+	now := time.Duration(0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now += time.Microsecond
+		r := s.Dispatch(now)
+		s.Finish(now, r, time.Millisecond)
+		s.Enqueue(now, r, uint64(i)*0x9e3779b97f4a7c15, 1)
+	}
+}

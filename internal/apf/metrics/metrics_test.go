@@ -1,0 +1,184 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+const header = `
+# HELP apf_operator_current_executing_requests Requests executing, admitted by flow control.
+# TYPE apf_operator_current_executing_requests gauge
+# HELP apf_operator_current_inqueue_requests Requests waiting in a flow-control queue.
+# TYPE apf_operator_current_inqueue_requests gauge
+# HELP apf_operator_dispatched_requests_total Requests dispatched for execution by flow control.
+# TYPE apf_operator_dispatched_requests_total counter
+# HELP apf_operator_rejected_requests_total Requests rejected by flow control, by reason: queue-full, timeout or cancelled.
+# TYPE apf_operator_rejected_requests_total counter
+`
+
+func TestFlowMetrics(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg)
+	f := m.Flow("workload-low", "service-accounts")
+	if m.Flow("workload-low", "service-accounts") != f {
+		t.Fatal("the same label pair resolved to two Flows")
+	}
+	// Three requests dispatched (waits 0, 3 ms, 2 s), two finished (40 ms, 7 s), one still
+	// executing; one waiting; one rejected of each reason.
+	for i := 0; i < 6; i++ {
+		f.Enqueued()
+	}
+	for i := 0; i < 5; i++ {
+		f.Dequeued()
+	}
+	f.Dispatched(0)
+	f.Dispatched(3 * time.Millisecond)
+	f.Dispatched(2 * time.Second)
+	f.Finished(40 * time.Millisecond)
+	f.Finished(7 * time.Second)
+	f.RejectedQueueFull()
+	f.RejectedTimeout()
+	f.RejectedCancelled()
+	m.SetAssuredConcurrency("workload-low", 42)
+
+	want := header + `
+apf_operator_current_executing_requests{flow_schema="service-accounts",priority_level="workload-low"} 1
+apf_operator_current_inqueue_requests{flow_schema="service-accounts",priority_level="workload-low"} 1
+apf_operator_dispatched_requests_total{flow_schema="service-accounts",priority_level="workload-low"} 3
+apf_operator_rejected_requests_total{flow_schema="service-accounts",priority_level="workload-low",reason="cancelled"} 1
+apf_operator_rejected_requests_total{flow_schema="service-accounts",priority_level="workload-low",reason="queue-full"} 1
+apf_operator_rejected_requests_total{flow_schema="service-accounts",priority_level="workload-low",reason="timeout"} 1
+# HELP apf_operator_assured_concurrency_limit Assured concurrency value (ACV) of a priority level, in width units.
+# TYPE apf_operator_assured_concurrency_limit gauge
+apf_operator_assured_concurrency_limit{priority_level="workload-low"} 42
+`
+	if _, err := reg.Gather(); err != nil { // the pedantic registry checks Describe against Collect
+		t.Fatal(err)
+	}
+	names := []string{"apf_operator_current_executing_requests", "apf_operator_current_inqueue_requests",
+		"apf_operator_dispatched_requests_total", "apf_operator_rejected_requests_total", "apf_operator_assured_concurrency_limit"}
+	if err := testutil.CollectAndCompare(multi{m.flows, m.assured}, strings.NewReader(want), names...); err != nil {
+		t.Fatal(err)
+	}
+
+	wantHist := `
+# HELP apf_operator_request_wait_duration_seconds Time a dispatched request waited in its queue.
+# TYPE apf_operator_request_wait_duration_seconds histogram
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.001"} 1
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.005"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.02"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.05"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.1"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.2"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.5"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="1"} 2
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="2"} 3
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="5"} 3
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="10"} 3
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="15"} 3
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="30"} 3
+apf_operator_request_wait_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="+Inf"} 3
+apf_operator_request_wait_duration_seconds_sum{flow_schema="service-accounts",priority_level="workload-low"} 2.003
+apf_operator_request_wait_duration_seconds_count{flow_schema="service-accounts",priority_level="workload-low"} 3
+# HELP apf_operator_request_execution_duration_seconds Service time of a request admitted by flow control.
+# TYPE apf_operator_request_execution_duration_seconds histogram
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.005"} 0
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.01"} 0
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.025"} 0
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.05"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.1"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.25"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="0.5"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="1"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="2.5"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="5"} 1
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="10"} 2
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="30"} 2
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="60"} 2
+apf_operator_request_execution_duration_seconds_bucket{flow_schema="service-accounts",priority_level="workload-low",le="+Inf"} 2
+apf_operator_request_execution_duration_seconds_sum{flow_schema="service-accounts",priority_level="workload-low"} 7.04
+apf_operator_request_execution_duration_seconds_count{flow_schema="service-accounts",priority_level="workload-low"} 2
+`
+	if err := testutil.CollectAndCompare(m.flows, strings.NewReader(wantHist),
+		"apf_operator_request_wait_duration_seconds", "apf_operator_request_execution_duration_seconds"); err != nil {
+		t.Fatal(err)
+	}
+
+	m.ForgetLevel("workload-low")
+	if n := testutil.CollectAndCount(m.assured); n != 0 {
+		t.Fatalf("%d ACV series after ForgetLevel, want 0", n)
+	}
+}
+
+// TestBucketBoundariesInclusive: a value equal to a bound counts in that bucket (le).
+func TestBucketBoundariesInclusive(t *testing.T) {
+	f := newFlow("l", "s")
+	f.Dispatched(time.Millisecond)
+	f.Dispatched(time.Millisecond + 1)
+	if f.wait.counts[0].Load() != 1 || f.wait.counts[1].Load() != 1 {
+		t.Fatalf("bucket counts %d %d, want 1 1", f.wait.counts[0].Load(), f.wait.counts[1].Load())
+	}
+}
+
+// TestRegisterTwiceShares: two Metrics on one registry share their counters instead of
+// panicking.
+func TestRegisterTwiceShares(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m1, m2 := NewMetrics(reg), NewMetrics(reg)
+	m1.Flow("l", "s").RejectedTimeout()
+	m2.Flow("l", "s").RejectedTimeout()
+	want := header + `
+apf_operator_current_executing_requests{flow_schema="s",priority_level="l"} 0
+apf_operator_current_inqueue_requests{flow_schema="s",priority_level="l"} 0
+apf_operator_dispatched_requests_total{flow_schema="s",priority_level="l"} 0
+apf_operator_rejected_requests_total{flow_schema="s",priority_level="l",reason="cancelled"} 0
+apf_operator_rejected_requests_total{flow_schema="s",priority_level="l",reason="queue-full"} 0
+apf_operator_rejected_requests_total{flow_schema="s",priority_level="l",reason="timeout"} 2
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "apf_operator_current_executing_requests",
+		"apf_operator_current_inqueue_requests", "apf_operator_dispatched_requests_total", "apf_operator_rejected_requests_total"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// multi collects several collectors as one.
+type multi []prometheus.Collector
+
+func (m multi) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m {
+		c.Describe(ch)
+	}
+}
+
+func (m multi) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m {
+		c.Collect(ch)
+	}
+}
+
+func TestNilMetricsRecordNothing(t *testing.T) {
+	var m *Metrics
+	f := m.Flow("l", "s")
+	f.Enqueued()
+	f.Dispatched(time.Second)
+	f.Finished(time.Second)
+	f.RejectedQueueFull()
+	m.SetAssuredConcurrency("l", 1)
+	m.ForgetLevel("l")
+	if f != nil {
+		t.Fatal("nil Metrics returned a Flow")
+	}
+}
+
+func BenchmarkFlowFastPath(b *testing.B) {
+	f := NewMetrics(prometheus.NewRegistry()).Flow("l", "s")
+	b.ReportAllocs()
+	for b.Loop() {
+		f.Dispatched(0)
+		f.Finished(3 * time.Millisecond)
+	}
+}

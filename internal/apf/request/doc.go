@@ -1,0 +1,16 @@
+// Package request describes an incoming API request the way flow control sees it (Attributes)
+// and resolves those attributes from an *http.Request (Resolver).
+//
+// The default resolver, KubernetesResolver, parses the URL exactly as a Kubernetes API server
+// does (k8s.io/apiserver's RequestInfoFactory): /api/v1/... and /apis/<group>/<version>/...
+// are resource requests with a verb derived from the HTTP method (get, list, watch, create,
+// update, patch, delete, deletecollection) or from a /watch/ or /proxy/ path prefix, a
+// namespace, a resource, a name and a subresource; every other path is a non-resource request.
+// The identity comes from the request context when the filter is embedded behind an
+// authenticator (WithUser), else from the front-proxy headers X-Remote-User and X-Remote-Group.
+//
+// Attributes of a non-resource request: apiGroup, resource, subresource, namespace and name are
+// absent (DESIGN.md decision 4); for a resource request, path is absent. Absence is carried by
+// ResourceRequest, not by empty strings, because an empty namespace (a cluster-scoped object)
+// is present and can be tested.
+package request

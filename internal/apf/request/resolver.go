@@ -1,0 +1,50 @@
+package request
+
+import "net/http"
+
+// Resolver fills the Attributes of an HTTP request. Implementations must overwrite every field
+// of out and must be safe for concurrent use. The flow-control filter calls Resolve once per
+// request, with an out it reuses.
+type Resolver interface {
+	Resolve(r *http.Request, out *Attributes)
+}
+
+// ResolverFunc adapts a function to Resolver.
+type ResolverFunc func(r *http.Request, out *Attributes)
+
+// Resolve calls f(r, out).
+func (f ResolverFunc) Resolve(r *http.Request, out *Attributes) { f(r, out) }
+
+// KubernetesResolver is the default Resolver: Kubernetes URL parsing (ParseURL) and the identity
+// from the request context (WithUser) or, failing that, from the front-proxy headers.
+//
+// The headers are trustworthy only when an authenticating front proxy sets them and clients
+// cannot reach the server directly; set IgnoreProxyHeaders otherwise. Groups are taken as the
+// proxy lists them (an aggregating kube-apiserver forwards system:authenticated itself). A
+// request without identity is AnonymousUser in UnauthenticatedGroup. Resolve allocates nothing.
+type KubernetesResolver struct {
+	// IgnoreProxyHeaders makes the resolver ignore X-Remote-User and X-Remote-Group.
+	IgnoreProxyHeaders bool
+}
+
+var _ Resolver = KubernetesResolver{}
+
+// Resolve implements Resolver.
+func (k KubernetesResolver) Resolve(r *http.Request, out *Attributes) {
+	ParseURL(r.Method, r.URL.Path, r.URL.RawQuery, out)
+	out.User, out.Groups = k.identity(r)
+}
+
+func (k KubernetesResolver) identity(r *http.Request) (string, []string) {
+	if u, ok := UserFrom(r.Context()); ok {
+		return u.Name, u.Groups
+	}
+	if !k.IgnoreProxyHeaders {
+		// Direct map access: the keys are canonical, and Header.Values would copy nothing
+		// either, but this documents that the header's slice is shared, not copied.
+		if names := r.Header[HeaderUser]; len(names) > 0 && names[0] != "" {
+			return names[0], r.Header[HeaderGroup]
+		}
+	}
+	return AnonymousUser, anonymousGroups
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers"
+	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/webhooks"
+)
+
+// managerFlags are the manager's command-line settings.
+type managerFlags struct {
+	leaderElect        bool
+	leaderElectionID   string
+	metricsAddr        string
+	probeAddr          string
+	webhookPort        int
+	webhookCertDir     string
+	enableWebhooks     bool
+	certRotation       bool
+	webhookSecretName  string
+	webhookServiceName string
+	webhookConfigName  string
+	manageDefaults     bool
+	defaultsResync     time.Duration
+	exemptGroups       string
+	exemptUsers        string
+	namespace          string
+	serviceAccount     string
+	kubeconfig         string
+	zap                zap.Options
+}
+
+func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
+	f := &managerFlags{}
+	fs := flag.NewFlagSet("apf-operator manager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&f.leaderElect, "leader-elect", true,
+		"Elect a leader so that one replica reconciles at a time (webhooks are served by every replica).")
+	fs.StringVar(&f.leaderElectionID, "leader-election-id", "apf-operator.flowcontrol.apf-operator.io",
+		"Name of the Lease used for leader election.")
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8443",
+		`Address of the metrics endpoint, served over HTTPS with Kubernetes authentication and authorization; "0" disables it.`)
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	fs.IntVar(&f.webhookPort, "webhook-port", 9443, "Port of the validating webhook server.")
+	fs.StringVar(&f.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs",
+		"Directory holding the webhook server's tls.crt and tls.key.")
+	fs.BoolVar(&f.enableWebhooks, "enable-webhooks", true, "Serve the validating webhooks.")
+	fs.BoolVar(&f.certRotation, "cert-rotation", true,
+		"Make and rotate the webhook certificate in-process (Secret --webhook-secret-name, caBundle of --webhook-config-name); false when cert-manager provides it.")
+	fs.StringVar(&f.webhookSecretName, "webhook-secret-name", "apf-operator-webhook-tls", "Secret holding the webhook certificate.")
+	fs.StringVar(&f.webhookServiceName, "webhook-service-name", "apf-operator-webhook", "Service in front of the webhook server (the certificate's DNS name).")
+	fs.StringVar(&f.webhookConfigName, "webhook-config-name", "apf-operator-validating-webhook",
+		"ValidatingWebhookConfiguration whose caBundle the certificate rotation keeps current.")
+	fs.BoolVar(&f.manageDefaults, "manage-defaults", true,
+		"Create the default RequestPriority and FlowSchema objects when needed and repair those marked autoupdate-spec=true.")
+	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
+	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
+		"Comma-separated groups allowed to create or change level-0 (exempt) RequestPriorities and FlowSchemas that refer to them.")
+	fs.StringVar(&f.exemptUsers, "exempt-users", "",
+		"Comma-separated users with the same right; the operator's own service account is always included.")
+	fs.StringVar(&f.namespace, "namespace", os.Getenv("POD_NAMESPACE"),
+		"Namespace the operator runs in (leader election Lease, webhook Secret); defaults to $POD_NAMESPACE.")
+	fs.StringVar(&f.serviceAccount, "service-account", os.Getenv("SERVICE_ACCOUNT_NAME"),
+		"The operator's service account name; defaults to $SERVICE_ACCOUNT_NAME.")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "",
+		"Path of a kubeconfig file; empty: $KUBECONFIG, the in-cluster config, then ~/.kube/config.")
+	f.zap.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if (f.certRotation && f.enableWebhooks || f.leaderElect) && f.namespace == "" {
+		return nil, fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
+	}
+	return f, nil
+}
+
+// operatorUser is the username of the operator's service account, always allowed to manage the
+// exempt level (it creates the default system-top objects).
+func (f *managerFlags) operatorUser() string {
+	if f.namespace == "" || f.serviceAccount == "" {
+		return ""
+	}
+	return "system:serviceaccount:" + f.namespace + ":" + f.serviceAccount
+}
+
+func runManager(args []string, stderr io.Writer) int {
+	f, err := parseManagerFlags(args, stderr)
+	if err == flag.ErrHelp {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "apf-operator manager:", err)
+		return 2
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap)))
+	log := ctrl.Log.WithName("setup")
+	if err := startManager(ctrl.SetupSignalHandler(), f); err != nil {
+		log.Error(err, "Manager stopped with an error")
+		return 1
+	}
+	return 0
+}
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(flowv1.AddToScheme(s))
+	return s
+}
+
+func startManager(ctx context.Context, f *managerFlags) error {
+	disableHTTP2 := func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} } // CVE-2023-44487
+	restConfig, err := loadRESTConfig(f.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme: newScheme(),
+		Metrics: metricsserver.Options{
+			BindAddress:    f.metricsAddr,
+			SecureServing:  true,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+			TLSOpts:        []func(*tls.Config){disableHTTP2},
+		},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: []func(*tls.Config){disableHTTP2},
+		}),
+		HealthProbeBindAddress:        f.probeAddr,
+		LeaderElection:                f.leaderElect,
+		LeaderElectionID:              f.leaderElectionID,
+		LeaderElectionNamespace:       f.namespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		return fmt.Errorf("registering cache indexes: %w", err)
+	}
+	if err := controllers.SetupWithManager(mgr, controllers.Options{
+		ManageDefaults: f.manageDefaults,
+		ResyncPeriod:   f.defaultsResync,
+		Clock:          clock.RealClock{},
+		Registerer:     metrics.Registry,
+	}); err != nil {
+		return fmt.Errorf("setting up the reconcilers: %w", err)
+	}
+	if err := addHealthChecks(mgr); err != nil {
+		return err
+	}
+	if f.enableWebhooks {
+		if err := setupWebhooks(mgr, f); err != nil {
+			return err
+		}
+	}
+	ctrl.Log.WithName("setup").Info("Starting the manager", "leaderElection", f.leaderElect,
+		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults)
+	return mgr.Start(ctx)
+}
+
+func loadRESTConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+	}
+	return ctrl.GetConfig()
+}
+
+func addHealthChecks(mgr ctrl.Manager) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding the readiness check: %w", err)
+	}
+	return nil
+}
+
+// setupWebhooks registers the validating webhooks, behind the certificate rotator when the
+// operator makes its own certificate: the webhooks are registered once the certificate is
+// written, and readiness waits for the webhook server to serve it.
+func setupWebhooks(mgr ctrl.Manager, f *managerFlags) error {
+	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers)}
+	if u := f.operatorUser(); u != "" {
+		opts.ExemptUsers = append(opts.ExemptUsers, u)
+	}
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding the webhook readiness check: %w", err)
+	}
+	if !f.certRotation {
+		return webhooks.SetupWithManager(mgr, opts)
+	}
+	certsReady := make(chan struct{})
+	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: f.namespace, Name: f.webhookSecretName},
+		CertDir:        f.webhookCertDir,
+		CAName:         "apf-operator-ca",
+		CAOrganization: "apf-operator",
+		DNSName:        fmt.Sprintf("%s.%s.svc", f.webhookServiceName, f.namespace),
+		ExtraDNSNames: []string{
+			f.webhookServiceName, fmt.Sprintf("%s.%s", f.webhookServiceName, f.namespace),
+			fmt.Sprintf("%s.%s.svc.cluster.local", f.webhookServiceName, f.namespace),
+		},
+		IsReady:               certsReady,
+		Webhooks:              []rotator.WebhookInfo{{Name: f.webhookConfigName, Type: rotator.Validating}},
+		RequireLeaderElection: false, // every replica serves webhooks and needs the certificate
+		FieldOwner:            "apf-operator",
+	}); err != nil {
+		return fmt.Errorf("setting up certificate rotation: %w", err)
+	}
+	errs := make(chan error, 1)
+	go func() {
+		<-certsReady
+		errs <- webhooks.SetupWithManager(mgr, opts)
+	}()
+	return mgr.Add(webhookSetupWaiter(errs))
+}
+
+// webhookSetupWaiter turns a late webhook registration error into a manager error.
+type webhookSetupWaiter chan error
+
+func (w webhookSetupWaiter) Start(ctx context.Context) error {
+	select {
+	case err := <-w:
+		if err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
+		<-ctx.Done()
+		return nil
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+func (w webhookSetupWaiter) NeedLeaderElection() bool { return false }
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,31 @@
+// Command benchtable reads the output of `go test -bench` for the test/benchmark module on
+// stdin and prints one Markdown table: per case and metric, the values of this project's
+// engine (ours), upstream Kubernetes APF (upstream) and a plain semaphore (semaphore), the
+// ratios ours/upstream and ours/semaphore, and whether ours meets the goals of issue 5.
+// With -count > 1, each value is the median of the runs.
+//
+// Usage:
+//
+//	go test -run '^$' -bench . -benchmem ./... | tee bench.txt
+//	go run ./cmd/benchtable < bench.txt
+//
+// It exits with status 1 when the input holds no benchmark result of the three
+// implementations, so an empty or broken run cannot print an empty table silently.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	results, err := Parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+		os.Exit(1)
+	}
+	if err := Render(os.Stdout, results); err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+		os.Exit(1)
+	}
+}
