@@ -2,12 +2,13 @@
 #
 # Versions (chosen 2026-11-22, the newest that work on the project's machines):
 # - controller-runtime v0.25.2 with k8s.io client libraries v0.37.2 (go.mod);
+# - kustomize v5.8.2: v5.8.3 declares go 1.27, newer than the machines' Go 1.26.
 # - envtest control plane: Kubernetes 1.36.3, the newest k8s.io/kubernetes the Go module proxy
 #   serves (no 1.37 yet), built from its Go modules by hack/build-envtest.sh (release downloads
 #   are not reachable). client-go 0.37 against a 1.36 API server is within the supported skew.
 ENVTEST_K8S_VERSION ?= 1.36.3
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
-KUSTOMIZE_VERSION ?= v5.8.3
+KUSTOMIZE_VERSION ?= v5.8.2
 HELM_VERSION ?= v3.22.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 

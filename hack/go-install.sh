@@ -9,5 +9,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "building $(basename "$target") from $pkg@$version"
 GOBIN=$tmp CGO_ENABLED=0 go install -trimpath -ldflags "-s -w $ldflags" "$pkg@$version"
+# The binary is named after the last path element, or the one before a major-version suffix
+# (sigs.k8s.io/kustomize/kustomize/v5 installs "kustomize").
+name=$(basename "$pkg")
+if [[ $name =~ ^v[0-9]+$ ]]; then name=$(basename "$(dirname "$pkg")"); fi
 mkdir -p "$(dirname "$target")"
-mv "$tmp/$(basename "$pkg")" "$target"
+mv "$tmp/$name" "$target"

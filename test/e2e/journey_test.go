@@ -1,0 +1,252 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/test/envtestutil"
+)
+
+// TestJourney walks the user's journey in order; each step builds on the state the previous
+// ones left.
+func TestJourney(t *testing.T) {
+	steps := []struct {
+		name string
+		fn   func(t *testing.T)
+	}{
+		{"defaults appear and are Ready", testDefaultsAppear},
+		{"samples apply server-side and become Ready", testSamplesApply},
+		{"an invalid manifest is rejected with its field path", testInvalidRejected},
+		{"applying the same manifests ten times changes nothing", testGitOpsIdempotent},
+		{"the operator leaves fields of other managers alone", testNoFieldFights},
+		{"a restarted operator makes no writes", testRestartNoWrites},
+		{"the filter keeps light clients' fair share under overload", testFilterFairness},
+		{"the kustomize bases render to objects the API server accepts", testKustomizeAccepted},
+		{"the chart renders to objects the API server accepts", testChartAccepted},
+		{"the chart grants the operator exactly what its RBAC markers generate", testChartRBACMatchesMarkers},
+	}
+	for _, s := range steps {
+		if !t.Run(s.name, s.fn) {
+			t.Fatalf("step %q failed; later steps depend on it", s.name)
+		}
+	}
+}
+
+func testDefaultsAppear(t *testing.T) {
+	want := map[string]bool{}
+	for _, o := range defaults.RequestPriorities() {
+		want["rp/"+o.Name] = true
+	}
+	for _, o := range defaults.FlowSchemas() {
+		want["fs/"+o.Name] = true
+	}
+	eventually(t, 60*time.Second, "the default objects to be Ready", func(ctx context.Context) (bool, error) {
+		ready, err := readyObjects(ctx)
+		if err != nil {
+			return false, err
+		}
+		for name := range want {
+			if !ready[name] {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// readyObjects returns "rp/<name>" and "fs/<name>" for every object with Ready=True.
+func readyObjects(ctx context.Context) (map[string]bool, error) {
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(ctx, &rps); err != nil {
+		return nil, err
+	}
+	if err := k8s.List(ctx, &fss); err != nil {
+		return nil, err
+	}
+	ready := map[string]bool{}
+	for _, o := range rps.Items {
+		ready["rp/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	}
+	for _, o := range fss.Items {
+		ready["fs/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	}
+	return ready, nil
+}
+
+func samplesDir() string { return filepath.Join(envtestutil.RepoRoot(), "config", "samples") }
+
+func testSamplesApply(t *testing.T) {
+	ctx := context.Background()
+	if out, errOut, err := cluster.KubectlRun(ctx, nil, "apply", "--server-side", "--field-manager", "argocd", "-k", samplesDir()); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s%s", err, out, errOut)
+	}
+	eventually(t, 30*time.Second, "the samples to be Ready", func(ctx context.Context) (bool, error) {
+		ready, err := readyObjects(ctx)
+		return ready["rp/tenant-workloads"] && ready["fs/tenant-workloads"], err
+	})
+	out, _, err := cluster.KubectlRun(ctx, nil, "get", "apf")
+	if err != nil || !strings.Contains(out, "tenant-workloads") {
+		t.Fatalf("kubectl get apf does not list the sample (%v):\n%s", err, out)
+	}
+}
+
+const invalidManifest = `apiVersion: flowcontrol.apf-operator.io/v1alpha1
+kind: RequestPriority
+metadata: {name: too-big-a-hand}
+spec: {priorityLevel: 7000, assuredConcurrencyShares: 10, queuesPerWidth: 64, handSize: 12, queueLengthLimit: 50}
+`
+
+func testInvalidRejected(t *testing.T) {
+	_, stderr, err := cluster.KubectlRun(context.Background(), strings.NewReader(invalidManifest), "apply", "--server-side", "-f", "-")
+	if err == nil {
+		t.Fatal("kubectl accepted a RequestPriority whose hand size is over the 2^60 limit")
+	}
+	for _, want := range []string{"spec.handSize", "ff(queuesPerWidth=64, handSize=12)", "2^60"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("kubectl's error does not contain %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// resourceVersions returns every APF object's resourceVersion by kind/name.
+func resourceVersions(t *testing.T) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(ctx, &rps); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.List(ctx, &fss); err != nil {
+		t.Fatal(err)
+	}
+	rv := map[string]string{}
+	for _, o := range rps.Items {
+		rv["rp/"+o.Name] = o.ResourceVersion
+	}
+	for _, o := range fss.Items {
+		rv["fs/"+o.Name] = o.ResourceVersion
+	}
+	return rv
+}
+
+func sameVersions(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s: %s changed resourceVersion %s -> %s", what, k, v, after[k])
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("%s: %d objects before, %d after", what, len(before), len(after))
+	}
+}
+
+func testGitOpsIdempotent(t *testing.T) {
+	settle(t)
+	before := resourceVersions(t)
+	for i := 0; i < 10; i++ {
+		if _, errOut, err := cluster.KubectlRun(context.Background(), nil, "apply", "--server-side", "--field-manager", "argocd", "-k", samplesDir()); err != nil {
+			t.Fatalf("apply %d: %v: %s", i, err, errOut)
+		}
+	}
+	time.Sleep(2 * time.Second) // give the operator the chance to react, which it must not
+	sameVersions(t, before, resourceVersions(t), "after ten identical applies")
+}
+
+// settle waits until no APF object has changed for two seconds.
+func settle(t *testing.T) {
+	t.Helper()
+	prev := resourceVersions(t)
+	stableSince := time.Now()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Since(stableSince) < 2*time.Second {
+		if time.Now().After(deadline) {
+			t.Fatal("APF objects kept changing for 30s")
+		}
+		time.Sleep(200 * time.Millisecond)
+		cur := resourceVersions(t)
+		if !equalMaps(prev, cur) {
+			prev, stableSince = cur, time.Now()
+		}
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// testNoFieldFights: a field manager (here "argocd") takes over a default by setting its
+// autoupdate annotation to "false" and changing its spec; the operator must neither revert
+// the spec nor own any spec field of the objects others applied.
+func testNoFieldFights(t *testing.T) {
+	ctx := context.Background()
+	takeover := `apiVersion: flowcontrol.apf-operator.io/v1alpha1
+kind: RequestPriority
+metadata:
+  name: workload-high
+  annotations: {flowcontrol.apf-operator.io/autoupdate-spec: "false"}
+spec: {priorityLevel: 9000, assuredConcurrencyShares: 25, queuesPerWidth: 128, handSize: 6, queueLengthLimit: 100}
+`
+	if _, errOut, err := cluster.KubectlRun(ctx, strings.NewReader(takeover), "apply", "--server-side", "--force-conflicts", "--field-manager", "argocd", "-f", "-"); err != nil {
+		t.Fatalf("apply: %v: %s", err, errOut)
+	}
+	settle(t)
+	var rp flowv1.RequestPriority
+	if err := k8s.Get(ctx, client.ObjectKey{Name: "workload-high"}, &rp); err != nil {
+		t.Fatal(err)
+	}
+	if s := rp.Spec.AssuredConcurrencyShares; s == nil || *s != 25 {
+		t.Fatalf("the operator reverted a spec it no longer owns: shares = %v", s)
+	}
+	for _, name := range []string{"tenant-workloads"} {
+		var fs flowv1.FlowSchema
+		if err := k8s.Get(ctx, client.ObjectKey{Name: name}, &fs); err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range fs.ManagedFields {
+			if mf.Manager != "argocd" && mf.Subresource != "status" {
+				t.Errorf("FlowSchema %s: manager %q owns non-status fields %s", name, mf.Manager, mf.FieldsV1)
+			}
+		}
+	}
+}
+
+func testRestartNoWrites(t *testing.T) {
+	settle(t)
+	if err := operator.Stop(20 * time.Second); err != nil {
+		t.Fatalf("stopping the operator: %v", err)
+	}
+	before := resourceVersions(t)
+	var err error
+	if operator, err = startOperator(); err != nil {
+		t.Fatal(err)
+	}
+	// The restarted operator syncs its caches, runs every reconciler once and must find
+	// nothing to write; five seconds covers start-up and the initial reconciles on this machine.
+	time.Sleep(5 * time.Second)
+	if exited, exitErr := operator.Exited(); exited {
+		t.Fatalf("the restarted operator exited: %v\n%s", exitErr, operator.ReadLog())
+	}
+	if !strings.Contains(operator.ReadLog(), "Starting workers") {
+		t.Fatalf("the restarted operator did not start its reconcilers within 5s:\n%s", operator.ReadLog())
+	}
+	sameVersions(t, before, resourceVersions(t), "after a restart of the operator")
+}
