@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
@@ -80,7 +83,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"Create the default RequestPriority and FlowSchema objects when needed and repair those marked autoupdate-spec=true.")
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
-		"Comma-separated groups allowed to create or change level-0 (exempt) RequestPriorities and FlowSchemas that refer to them.")
+		"Comma-separated groups allowed to create or change level-0 (exempt) RequestPriorities and FlowSchemas that refer to them; empty: no group.")
 	fs.StringVar(&f.exemptUsers, "exempt-users", "",
 		"Comma-separated users with the same right; the operator's own service account is always included.")
 	fs.StringVar(&f.namespace, "namespace", os.Getenv("POD_NAMESPACE"),
@@ -203,18 +206,21 @@ func addHealthChecks(mgr ctrl.Manager) error {
 	return nil
 }
 
-// setupWebhooks registers the validating webhooks, behind the certificate rotator when the
-// operator makes its own certificate: the webhooks are registered once the certificate is
-// written, and readiness waits for the webhook server to serve it.
+// setupWebhooks registers the validating webhooks. With in-process certificate rotation they
+// are registered only once the rotator has written the certificate: registering them adds the
+// webhook server to the manager, and the server cannot start without its certificate files.
+// Readiness fails until the webhook server serves.
 func setupWebhooks(mgr ctrl.Manager, f *managerFlags) error {
 	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers)}
 	if u := f.operatorUser(); u != "" {
 		opts.ExemptUsers = append(opts.ExemptUsers, u)
 	}
-	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+	registered := &atomic.Bool{}
+	if err := mgr.AddReadyzCheck("webhook", webhookReady(mgr, registered)); err != nil {
 		return fmt.Errorf("adding the webhook readiness check: %w", err)
 	}
 	if !f.certRotation {
+		registered.Store(true)
 		return webhooks.SetupWithManager(mgr, opts)
 	}
 	certsReady := make(chan struct{})
@@ -235,34 +241,50 @@ func setupWebhooks(mgr ctrl.Manager, f *managerFlags) error {
 	}); err != nil {
 		return fmt.Errorf("setting up certificate rotation: %w", err)
 	}
-	errs := make(chan error, 1)
-	go func() {
-		<-certsReady
-		errs <- webhooks.SetupWithManager(mgr, opts)
-	}()
-	return mgr.Add(webhookSetupWaiter(errs))
+	return mgr.Add(&webhookRegistrar{mgr: mgr, opts: opts, certsReady: certsReady, registered: registered})
 }
 
-// webhookSetupWaiter turns a late webhook registration error into a manager error.
-type webhookSetupWaiter chan error
-
-func (w webhookSetupWaiter) Start(ctx context.Context) error {
-	select {
-	case err := <-w:
-		if err != nil {
-			return fmt.Errorf("setting up the webhooks: %w", err)
+// webhookReady fails until the webhooks are registered, then reports whether their server
+// accepts TLS connections.
+func webhookReady(mgr ctrl.Manager, registered *atomic.Bool) healthz.Checker {
+	return func(req *http.Request) error {
+		if !registered.Load() {
+			return errors.New("webhooks not registered yet: waiting for the webhook certificate")
 		}
-		<-ctx.Done()
-		return nil
-	case <-ctx.Done():
-		return nil
+		return mgr.GetWebhookServer().StartedChecker()(req)
 	}
 }
 
-func (w webhookSetupWaiter) NeedLeaderElection() bool { return false }
+// webhookRegistrar registers the webhooks once the certificate rotator has written the
+// certificate; a registration error stops the manager.
+type webhookRegistrar struct {
+	mgr        ctrl.Manager
+	opts       webhooks.Options
+	certsReady <-chan struct{}
+	registered *atomic.Bool
+}
+
+// Start waits for the certificate, registers the webhooks and waits for the end.
+func (w *webhookRegistrar) Start(ctx context.Context) error {
+	select {
+	case <-w.certsReady:
+	case <-ctx.Done():
+		return nil
+	}
+	if err := webhooks.SetupWithManager(w.mgr, w.opts); err != nil {
+		return fmt.Errorf("setting up the webhooks: %w", err)
+	}
+	w.registered.Store(true)
+	ctrl.Log.WithName("setup").Info("Webhooks registered with the rotated certificate")
+	<-ctx.Done()
+	return nil
+}
+
+// NeedLeaderElection is false: every replica serves the webhooks.
+func (w *webhookRegistrar) NeedLeaderElection() bool { return false }
 
 func splitList(s string) []string {
-	var out []string
+	out := []string{}
 	for _, v := range strings.Split(s, ",") {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)

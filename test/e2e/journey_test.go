@@ -32,6 +32,8 @@ func TestJourney(t *testing.T) {
 		{"the kustomize bases render to objects the API server accepts", testKustomizeAccepted},
 		{"the chart renders to objects the API server accepts", testChartAccepted},
 		{"the chart grants the operator exactly what its RBAC markers generate", testChartRBACMatchesMarkers},
+		// Last: it replaces the operator and the webhook configuration's CA.
+		{"the operator makes and rotates its own webhook certificate", testCertRotation},
 	}
 	for _, s := range steps {
 		if !t.Run(s.name, s.fn) {

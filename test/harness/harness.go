@@ -44,7 +44,10 @@ func Start() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()}}
+	// Webhooks are called at https://localhost:<port>, a name that both envtest's serving
+	// certificate and a certificate rotated in-process for service "localhost" cover.
+	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()},
+		LocalServingHostExternalName: "localhost"}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestRunDispatchesSubcommands(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"help"}, 0, "Commands:"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
+		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},
+		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
+		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},
+		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
+	}
+	for _, c := range cases {
+		t.Setenv("POD_NAMESPACE", "")
+		var out, errOut bytes.Buffer
+		code := run(c.args, strings.NewReader(""), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.out) {
+			t.Errorf("run(%v) = %d, output %q; want %d and output containing %q", c.args, code, out.String()+errOut.String(), c.code, c.out)
+		}
+	}
+}
+
+func TestSplitListKeepsExplicitEmpty(t *testing.T) {
+	if got := splitList(""); got == nil || len(got) != 0 {
+		t.Fatalf(`splitList("") = %#v; want an empty, non-nil list ("no group")`, got)
+	}
+	if got := splitList(" a, ,b "); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Fatalf("splitList = %v; want [a b]", got)
+	}
+}
+
+func TestOperatorUser(t *testing.T) {
+	f := &managerFlags{namespace: "apf-system", serviceAccount: "apf-operator"}
+	if got := f.operatorUser(); got != "system:serviceaccount:apf-system:apf-operator" {
+		t.Fatalf("operatorUser = %q", got)
+	}
+	if got := (&managerFlags{namespace: "x"}).operatorUser(); got != "" {
+		t.Fatalf("operatorUser without a service account = %q; want empty", got)
+	}
+}
