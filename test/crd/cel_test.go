@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -46,7 +47,11 @@ func TestMain(m *testing.M) {
 }
 
 func newClient(cfg *rest.Config) (client.Client, error) {
-	return client.New(cfg, client.Options{})
+	s := runtime.NewScheme()
+	if err := flowv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: s})
 }
 
 // object decodes a YAML manifest into an unstructured object, so a case can hold what the typed
