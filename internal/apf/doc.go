@@ -12,8 +12,8 @@
 //     level's queues, or is rejected (proposal: "Queuing", "Dispatching", "Fair Queuing for
 //     Server Requests").
 //
-// Unless given a Clock, the Engine reads a coarse clock (package coarseclock: an atomic load
-// instead of a system clock read, with a resolution of about a millisecond; see NewEngine).
+// The Engine reads the system clock unless given another Clock; package coarseclock offers a
+// cheaper one with millisecond resolution (see NewEngine for the trade-off).
 //
 // Long-running requests (watch, proxy, exec, attach, port-forward, followed log) are
 // classified, so that responses can name their FlowSchema, but execute without flow control.

@@ -7,16 +7,18 @@ import (
 	"time"
 
 	"github.com/apf-operator/apf-operator/internal/apf"
+	"github.com/apf-operator/apf-operator/internal/apf/coarseclock"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch"
 )
 
-// TestEngineDefaultClockLeavesNoGoroutine: the Engine's default (coarse) clock refreshes from
-// a goroutine only while requests flow; once they stop, it exits, so an Engine that is no
-// longer used leaves nothing running. Waiting requests still time out at their wait limit.
-func TestEngineDefaultClockLeavesNoGoroutine(t *testing.T) {
+// TestEngineCoarseClockLeavesNoGoroutine: the optional coarse clock refreshes from a
+// goroutine only while requests flow; once they stop, it exits, so an Engine that is no longer
+// used leaves nothing running. Waiting requests still time out at their wait limit.
+func TestEngineCoarseClockLeavesNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	const waitLimit = 30 * time.Millisecond
-	e := apf.NewEngine(oneQueueConfig("l"), dispatch.Options{ServerConcurrencyLimit: 1, WaitLimit: waitLimit})
+	e := apf.NewEngine(oneQueueConfig("l"), dispatch.Options{ServerConcurrencyLimit: 1, WaitLimit: waitLimit,
+		Clock: dispatch.CoarseClock(coarseclock.New(coarseclock.DefaultPeriod))})
 	ctx := context.Background()
 	for range 1000 {
 		if _, o := e.Handle(ctx, attrs("u", nil, "GET", "/api/v1/namespaces/a/pods"), nil); o != dispatch.Executed {

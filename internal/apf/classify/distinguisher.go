@@ -19,31 +19,6 @@ type distinguisher struct {
 	// emptyHash is shufflesharding.Hash(schema name, ""): the flow hash of every request of a
 	// schema without distinguisher, computed once.
 	emptyHash uint64
-	prefix    uint64 // EXPERIMENT
-}
-
-func fnvPrefix(schema string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(schema); i++ {
-		h ^= uint64(schema[i])
-		h *= 1099511628211
-	}
-	h ^= 0xff
-	h *= 1099511628211
-	return h
-}
-
-func fnvRest(h uint64, d string) uint64 {
-	for i := 0; i < len(d); i++ {
-		h ^= uint64(d[i])
-		h *= 1099511628211
-	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
 }
 
 // hash returns the flow hash of the schema's flow with distinguisher d.
@@ -51,13 +26,8 @@ func (d *distinguisher) hash(schema, dist string) uint64 {
 	if dist == "" {
 		return d.emptyHash
 	}
-	if experimentPrefix {
-		return fnvRest(d.prefix, dist)
-	}
 	return shufflesharding.Hash(schema, dist)
 }
-
-var experimentPrefix = true
 
 // of returns the distinguisher of a: the user or the namespace ("" when absent), transformed.
 func (d *distinguisher) of(a *request.Attributes) string {
@@ -84,7 +54,7 @@ func (c *Classifier) compileDistinguisher(s *effective.Schema, patterns patternC
 	if s == nil {
 		return distinguisher{}
 	}
-	d := distinguisher{emptyHash: shufflesharding.Hash(s.Name, ""), prefix: fnvPrefix(s.Name)}
+	d := distinguisher{emptyHash: shufflesharding.Hash(s.Name, "")}
 	if s.Distinguisher == nil {
 		return d
 	}

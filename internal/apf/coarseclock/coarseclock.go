@@ -5,10 +5,13 @@
 // A Clock keeps the elapsed time since its origin in an atomic variable. One goroutine
 // refreshes it every period, but only while the clock is being read: after IdleTicks periods
 // without a reading the goroutine exits, and the next reading reads the system clock itself
-// (exactly) and starts the goroutine again. So a busy server pays one wake-up per period
-// (about 1 µs of CPU per millisecond at the default period) and an idle one nothing, and no
-// goroutine outlives the traffic by more than IdleTicks periods. Stop ends the goroutine for
-// good; the clock then reads the system clock every time.
+// (exactly) and starts the goroutine again. So a busy server pays one goroutine wake-up per
+// period and an idle one nothing, and no goroutine outlives the traffic by more than
+// IdleTicks periods. Stop ends the goroutine for good; the clock then reads the system clock
+// every time.
+//
+// A reading costs about 2 ns, against about 25 ns for time.Since on the virtual machines the
+// benchmarks ran on (BenchmarkElapsed, BenchmarkSystemClock).
 //
 // # Accuracy
 //
@@ -20,6 +23,11 @@
 // within a period (early or late), wait and service times in the metrics and the
 // service-time correction of fair queuing have a resolution of one period, and events within
 // one period are ordered by arrival but see no time pass between them.
+//
+// The goroutine's wake-ups are one more timer in the process. In the overload scenarios of
+// test/benchmark, whose clients are all driven by timers (sleeps), they raised the light
+// flows' 99th-percentile wait by a few milliseconds (an unrelated 1 ms ticker does the same);
+// fairness was unchanged.
 package coarseclock
 
 import (

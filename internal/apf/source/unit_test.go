@@ -30,12 +30,7 @@ func TestSourceCoalescesChanges(t *testing.T) {
 	client := fakeClient()
 	src, rec := runSource(t, forClient(t, client), 300*time.Millisecond)
 	rec.waitFor(t, "the initial configuration is applied", func(*effective.Config) bool { return true })
-	// HasSynced turns true once the first apply has returned, so poll briefly.
-	for deadline := time.Now().Add(5 * time.Second); !src.HasSynced(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("HasSynced is still false 5s after the first configuration was applied")
-		}
-	}
+	waitSynced(t, src)
 	before := rec.count()
 
 	create(t, client, source.RequestPriorities, requestPriority("tenants", 100))
@@ -87,5 +82,16 @@ func TestSourceRunEndsBeforeSync(t *testing.T) {
 	}
 	if src.HasSynced() {
 		t.Error("HasSynced is true without sync")
+	}
+}
+
+// waitSynced waits for HasSynced, which turns true once the first apply has returned (the
+// recorder sees the apply a moment earlier).
+func waitSynced(t *testing.T, src *source.Source) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !src.HasSynced(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("HasSynced is still false 5s after the first configuration was applied")
+		}
 	}
 }
