@@ -65,8 +65,9 @@ vet: ## Run go vet.
 	cd test/benchmark && go vet ./...
 
 .PHONY: lint
-lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module).
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module) on both modules.
 	$(GOLANGCI_LINT) run ./...
+	cd test/benchmark && $(GOLANGCI_LINT) run ./...
 
 .PHONY: test
 test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).

@@ -28,7 +28,11 @@ func overload(ctx context.Context, cluster *harness.Cluster) error {
 	if err != nil {
 		return err
 	}
-	defer fs.Stop()
+	defer func() {
+		if err := fs.Stop(); err != nil {
+			fmt.Println("stopping the filter server:", err)
+		}
+	}()
 	fmt.Printf("An API server on %s embeds the filter: %d seats, each GET takes %s.\n", fs.URL, demoSeats, demoServiceTime)
 	fmt.Printf("tenant-red keeps %d requests in flight; tenant-blue, -green, -gold and -pink each send %d per second\n", demoHeavy, demoLightRate)
 	fmt.Printf("(%.2f seats' worth), for %s.\n\n", demoLightRate*demoServiceTime.Seconds(), demoDuration)

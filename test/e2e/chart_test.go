@@ -137,11 +137,11 @@ func apply(t *testing.T, ctx context.Context, o *unstructured.Unstructured, dryR
 		o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "ValidatingWebhookConfiguration" && o.GetNamespace() == "" {
 		o.SetNamespace(chartNamespace)
 	}
-	opts := []client.PatchOption{client.FieldOwner("helm"), client.ForceOwnership}
+	opts := []client.ApplyOption{client.FieldOwner("helm"), client.ForceOwnership}
 	if dryRun {
 		opts = append(opts, client.DryRunAll)
 	}
-	if err := k8s.Patch(ctx, o, client.Apply, opts...); err != nil {
+	if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), opts...); err != nil {
 		t.Errorf("the API server rejected %s %s (dry run %v): %v", o.GetKind(), o.GetName(), dryRun, err)
 	}
 }
@@ -203,13 +203,13 @@ func testKustomizeAccepted(t *testing.T) {
 	ctx := context.Background()
 	for _, o := range objs {
 		if o.GetKind() == "Namespace" { // namespaced objects need it for real, even in a dry run
-			if err := k8s.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner("kustomize"), client.ForceOwnership); err != nil {
+			if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("kustomize"), client.ForceOwnership); err != nil {
 				t.Fatalf("creating namespace %s: %v", o.GetName(), err)
 			}
 		}
 	}
 	for _, o := range objs {
-		if err := k8s.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner("kustomize"), client.ForceOwnership, client.DryRunAll); err != nil {
+		if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner("kustomize"), client.ForceOwnership, client.DryRunAll); err != nil {
 			t.Errorf("the API server rejected %s %s/%s from config/default: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}

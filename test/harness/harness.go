@@ -133,8 +133,8 @@ func (o *Operator) Stop(grace time.Duration) error {
 		return exitError(err)
 	case <-time.After(grace):
 		_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
-		<-o.done
-		return fmt.Errorf("operator did not stop within %s; killed", grace)
+		waitErr := <-o.done
+		return fmt.Errorf("operator did not stop within %s; killed (%v)", grace, waitErr)
 	}
 }
 

@@ -97,7 +97,8 @@ func TestHashSeparatesFields(t *testing.T) {
 	if Hash("ab", "c") == Hash("a", "bc") {
 		t.Fatal(`Hash("ab","c") == Hash("a","bc")`)
 	}
-	if Hash("s", "u") != Hash("s", "u") {
+	first, second := Hash("s", "u"), Hash("s", "u")
+	if first != second {
 		t.Fatal("Hash is not deterministic")
 	}
 }
