@@ -16,10 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -78,7 +76,7 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 		}
 	}()
 
-	k8s, err := client.New(cluster.Config, client.Options{Scheme: scheme()})
+	k8s, err := cluster.Client()
 	if err != nil {
 		return err
 	}
@@ -170,28 +168,22 @@ func waitReady(ctx context.Context, k8s client.Client, op *harness.Operator, rps
 }
 
 func allReady(ctx context.Context, k8s client.Client, wantRPs, wantFSs int) (bool, error) {
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(ctx, &rps); err != nil {
+	ready, err := harness.ReadyObjects(ctx, k8s)
+	if err != nil {
 		return false, err
 	}
-	if err := k8s.List(ctx, &fss); err != nil {
-		return false, err
-	}
-	if len(rps.Items) < wantRPs || len(fss.Items) < wantFSs {
-		return false, nil
-	}
-	for _, o := range rps.Items {
-		if !meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady) {
+	rps, fss := 0, 0
+	for key, ok := range ready {
+		if !ok {
 			return false, nil
 		}
-	}
-	for _, o := range fss.Items {
-		if !meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady) {
-			return false, nil
+		if strings.HasPrefix(key, "rp/") {
+			rps++
+		} else {
+			fss++
 		}
 	}
-	return true, nil
+	return rps >= wantRPs && fss >= wantFSs, nil
 }
 
 func indent(s string) string {

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestJourney walks the user's journey in order; each step builds on the state the previous
@@ -64,24 +64,9 @@ func testDefaultsAppear(t *testing.T) {
 	})
 }
 
-// readyObjects returns "rp/<name>" and "fs/<name>" for every object with Ready=True.
+// readyObjects reports which APF objects are Ready, keyed "rp/<name>" and "fs/<name>".
 func readyObjects(ctx context.Context) (map[string]bool, error) {
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(ctx, &rps); err != nil {
-		return nil, err
-	}
-	if err := k8s.List(ctx, &fss); err != nil {
-		return nil, err
-	}
-	ready := map[string]bool{}
-	for _, o := range rps.Items {
-		ready["rp/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
-	}
-	for _, o := range fss.Items {
-		ready["fs/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
-	}
-	return ready, nil
+	return harness.ReadyObjects(ctx, k8s)
 }
 
 func samplesDir() string { return filepath.Join(envtestutil.RepoRoot(), "config", "samples") }

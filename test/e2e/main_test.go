@@ -54,7 +54,7 @@ func setUp(m *testing.M) (code int, err error) {
 			err = stopErr
 		}
 	}()
-	if k8s, err = client.New(cluster.Config, client.Options{Scheme: scheme()}); err != nil {
+	if k8s, err = cluster.Client(); err != nil {
 		return 1, err
 	}
 	if operator, err = startOperator(); err != nil {

@@ -38,11 +38,6 @@ type options struct {
 	groups     string
 }
 
-type pathList []string
-
-func (p *pathList) String() string     { return strings.Join(*p, ",") }
-func (p *pathList) Set(v string) error { *p = append(*p, v); return nil }
-
 func parse(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("apf-operator explain", flag.ContinueOnError)
@@ -52,7 +47,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 			"Shows how the filter classifies a request. Without -f it reads the live cluster (--kubeconfig).\n\n")
 		fs.PrintDefaults()
 	}
-	paths := (*pathList)(&o.paths)
+	paths := (*validate.PathList)(&o.paths)
 	fs.Var(paths, "f", "manifest file or directory (recursively), or - for stdin; repeatable. Without -f, the live cluster is read")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the live cluster (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")

@@ -22,12 +22,15 @@ type options struct {
 	output string
 }
 
-// pathList collects repeated (or comma-separated) -f values.
-type pathList []string
+// PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain
+// takes its manifests the same way.
+type PathList []string
 
-func (p *pathList) String() string { return strings.Join(*p, ",") }
+// String joins the paths with commas.
+func (p *PathList) String() string { return strings.Join(*p, ",") }
 
-func (p *pathList) Set(v string) error {
+// Set adds the comma-separated paths of one -f value.
+func (p *PathList) Set(v string) error {
 	for _, s := range strings.Split(v, ",") {
 		if s != "" {
 			*p = append(*p, s)
@@ -65,7 +68,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // parse reads the flags; paths may also follow the flags or sit between them.
 func parse(args []string, stderr io.Writer) (options, error) {
-	var paths pathList
+	var paths PathList
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Var(&paths, "f", "a manifest file, a directory (searched recursively) or - for standard input; repeatable")

@@ -1,0 +1,47 @@
+package harness
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+// Scheme returns a scheme with the built-in kinds and the project's API types.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(flowv1.AddToScheme(s))
+	return s
+}
+
+// Client returns an admin client of the cluster that knows the project's API types.
+func (c *Cluster) Client() (client.Client, error) {
+	return client.New(c.Config, client.Options{Scheme: Scheme()})
+}
+
+// ReadyObjects lists every RequestPriority and FlowSchema and returns, keyed "rp/<name>" and
+// "fs/<name>", whether each reports Ready=True.
+func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(ctx, &rps); err != nil {
+		return nil, err
+	}
+	if err := k8s.List(ctx, &fss); err != nil {
+		return nil, err
+	}
+	ready := make(map[string]bool, len(rps.Items)+len(fss.Items))
+	for _, o := range rps.Items {
+		ready["rp/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	}
+	for _, o := range fss.Items {
+		ready["fs/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	}
+	return ready, nil
+}
