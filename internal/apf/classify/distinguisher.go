@@ -16,17 +16,18 @@ import (
 type distinguisher struct {
 	source    flowv1.DistinguisherSource // "" when the schema has none
 	transform *transform                 // nil without transformation
-	// emptyHash is shufflesharding.Hash(schema name, ""): the flow hash of every request of a
-	// schema without distinguisher, computed once.
+	// hasher has hashed the schema name once; emptyHash is the flow hash of every request of a
+	// schema without distinguisher (or with an empty one).
+	hasher    shufflesharding.FlowHasher
 	emptyHash uint64
 }
 
 // hash returns the flow hash of the schema's flow with distinguisher d.
-func (d *distinguisher) hash(schema, dist string) uint64 {
+func (d *distinguisher) hash(_, dist string) uint64 {
 	if dist == "" {
 		return d.emptyHash
 	}
-	return shufflesharding.Hash(schema, dist)
+	return d.hasher.Hash(dist)
 }
 
 // of returns the distinguisher of a: the user or the namespace ("" when absent), transformed.
@@ -54,7 +55,8 @@ func (c *Classifier) compileDistinguisher(s *effective.Schema, patterns patternC
 	if s == nil {
 		return distinguisher{}
 	}
-	d := distinguisher{emptyHash: shufflesharding.Hash(s.Name, "")}
+	hasher := shufflesharding.NewFlowHasher(s.Name)
+	d := distinguisher{hasher: hasher, emptyHash: hasher.Hash("")}
 	if s.Distinguisher == nil {
 		return d
 	}

@@ -121,10 +121,21 @@ func (d *Dealer) DealIntoHand(hashValue uint64, hand []int) []int {
 // input bit. It is deterministic across processes (all API servers deal the same hands) and
 // allocates nothing.
 func Hash(schema, distinguisher string) uint64 {
-	const (
-		offset64 = 14695981039346656037
-		prime64  = 1099511628211
-	)
+	return NewFlowHasher(schema).Hash(distinguisher)
+}
+
+// FNV-1a parameters.
+const (
+	offset64 = 14695981039346656037
+	prime64  = 1099511628211
+)
+
+// FlowHasher is the state of Hash after the schema name: the flows of one FlowSchema hash
+// only their distinguishers, with Hash(s, d) == NewFlowHasher(s).Hash(d).
+type FlowHasher uint64
+
+// NewFlowHasher hashes the schema name and the separator.
+func NewFlowHasher(schema string) FlowHasher {
 	h := uint64(offset64)
 	for i := 0; i < len(schema); i++ {
 		h ^= uint64(schema[i])
@@ -132,6 +143,12 @@ func Hash(schema, distinguisher string) uint64 {
 	}
 	h ^= 0xff // cannot occur in UTF-8, so ("ab","c") and ("a","bc") differ
 	h *= prime64
+	return FlowHasher(h)
+}
+
+// Hash returns the flow hash of the schema's flow with the given distinguisher.
+func (f FlowHasher) Hash(distinguisher string) uint64 {
+	h := uint64(f)
 	for i := 0; i < len(distinguisher); i++ {
 		h ^= uint64(distinguisher[i])
 		h *= prime64

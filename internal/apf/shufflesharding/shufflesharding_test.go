@@ -103,6 +103,26 @@ func TestHashSeparatesFields(t *testing.T) {
 	}
 }
 
+// TestHashValues pins the flow hash: every API server must deal the same hands, so a change of
+// these values is a change of the wire-visible behaviour, not a refactoring.
+func TestHashValues(t *testing.T) {
+	cases := []struct {
+		schema, distinguisher string
+		want                  uint64
+	}{
+		{"workload-high", "tenant-42", hashWorkloadHighTenant42},
+		{"s", "", hashSEmpty},
+	}
+	for _, c := range cases {
+		if got := Hash(c.schema, c.distinguisher); got != c.want {
+			t.Errorf("Hash(%q, %q) = %#x, want %#x", c.schema, c.distinguisher, got, c.want)
+		}
+		if got := NewFlowHasher(c.schema).Hash(c.distinguisher); got != c.want {
+			t.Errorf("NewFlowHasher(%q).Hash(%q) = %#x, want %#x", c.schema, c.distinguisher, got, c.want)
+		}
+	}
+}
+
 func TestDealAllocatesNothing(t *testing.T) {
 	d, _ := NewDealer(128, 6)
 	hand := make([]int, 0, 6)
@@ -148,3 +168,9 @@ func BenchmarkHashAndDeal(b *testing.B) {
 		hand = d.DealIntoHand(Hash("workload-high", "tenant-42"), hand[:0])
 	}
 }
+
+// Flow hashes as first released; see TestHashValues.
+const (
+	hashWorkloadHighTenant42 = 0x7a66b2a51260a89
+	hashSEmpty               = 0xf89f405be0062cc4
+)
