@@ -12,8 +12,8 @@
 //     level's queues, or is rejected (proposal: "Queuing", "Dispatching", "Fair Queuing for
 //     Server Requests").
 //
-// The Engine reads the system clock unless given another Clock; package coarseclock offers a
-// cheaper one with millisecond resolution (see NewEngine for the trade-off).
+// Unless given a Clock, the Engine times requests with the processor's time-stamp counter
+// where the kernel trusts it (package tsc), else with the system clock; both are exact.
 //
 // Long-running requests (watch, proxy, exec, attach, port-forward, followed log) are
 // classified, so that responses can name their FlowSchema, but execute without flow control.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/apf-operator/apf-operator/internal/apf/coarseclock"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/metrics"
@@ -25,16 +24,14 @@ func benchConfig(b *testing.B) *effective.Config {
 		lvl{name: "global-default", level: 9900, shares: 10, queues: 128, hand: 6, limit: 100})
 }
 
-func benchDispatcher(b *testing.B, withMetrics, coarse bool) (*dispatch.Dispatcher, *effective.Config) {
+func benchDispatcher(b *testing.B, withMetrics, systemClock bool) (*dispatch.Dispatcher, *effective.Config) {
 	cfg := benchConfig(b)
 	opts := dispatch.Options{ServerConcurrencyLimit: 600}
 	if withMetrics {
 		opts.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
 	}
-	if coarse {
-		c := coarseclock.New(0)
-		b.Cleanup(c.Stop)
-		opts.Clock = dispatch.CoarseClock(c)
+	if systemClock {
+		opts.Clock = dispatch.RealClock{}
 	}
 	return dispatch.New(cfg, opts), cfg
 }
@@ -44,11 +41,11 @@ func noop() {}
 // BenchmarkHandleUncontended is admit + finish of one request at a time (the fast path).
 func BenchmarkHandleUncontended(b *testing.B) {
 	for _, m := range []struct {
-		name            string
-		metrics, coarse bool
-	}{{"metrics", true, false}, {"nometrics", false, false}, {"metrics+coarseclock", true, true}} {
+		name                 string
+		metrics, systemClock bool
+	}{{"metrics", true, false}, {"nometrics", false, false}, {"metrics+systemclock", true, true}} {
 		b.Run(m.name, func(b *testing.B) {
-			d, cfg := benchDispatcher(b, m.metrics, m.coarse)
+			d, cfg := benchDispatcher(b, m.metrics, m.systemClock)
 			r := &dispatch.Request{Schema: schema(b, cfg, "workload-low"),
 				FlowHash: shufflesharding.Hash("workload-low", "tenant-42"), Width: 1}
 			ctx := context.Background()

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"time"
 
-	"github.com/apf-operator/apf-operator/internal/apf/coarseclock"
 	"github.com/apf-operator/apf-operator/internal/apf/metrics"
 )
 
@@ -20,7 +19,9 @@ type Options struct {
 	WaitLimit time.Duration
 	// ServiceTimeGuess is the fair-queuing guess G; 0 means fairqueue.DefaultServiceTimeGuess.
 	ServiceTimeGuess time.Duration
-	// Clock is the time source; nil means RealClock. CoarseClock trades resolution for speed.
+	// Clock is the time source. nil selects the fastest exact one: the processor's
+	// time-stamp counter where the kernel trusts it (package tsc), else the system clock.
+	// RealClock always reads the system clock.
 	Clock Clock
 	// Metrics receives the request metrics; nil records none.
 	Metrics *metrics.Metrics
@@ -43,7 +44,7 @@ type Timer interface {
 }
 
 // RealClock is the system clock. The dispatcher reads only its monotonic part, directly
-// (see Dispatcher.now), so every time it measures is exact.
+// (see Dispatcher.now).
 type RealClock struct{}
 
 // Now returns the current time.
@@ -51,19 +52,3 @@ func (RealClock) Now() time.Time { return time.Now() }
 
 // AfterFunc is time.AfterFunc.
 func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
-// CoarseClock returns a Clock that reads c: an atomic load instead of a system clock read per
-// reading, at the price of the resolution described in package coarseclock (the wait limit is
-// enforced, and wait and service times are measured, within about one refresh period). Its
-// timers are the system clock's. A nil c gives RealClock.
-func CoarseClock(c *coarseclock.Clock) Clock {
-	if c == nil {
-		return RealClock{}
-	}
-	return coarseClock{c}
-}
-
-type coarseClock struct{ *coarseclock.Clock }
-
-// AfterFunc is time.AfterFunc.
-func (coarseClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
