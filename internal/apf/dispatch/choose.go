@@ -18,6 +18,7 @@ func (d *Dispatcher) dispatchLocked(now time.Duration) {
 		lv.executing += w.width
 		d.executing += w.width
 		w.state, w.dispatchedAt = stateDispatched, now
+		w.flow.dispatchedLocked(max(now-w.arrival, 0))
 		w.ready <- struct{}{}
 	}
 }

@@ -96,7 +96,7 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 		exec = func() {}
 	}
 	cfg := d.cur.Load()
-	f := cfg.flowFor(r.Schema, d.metrics)
+	f := cfg.flowFor(r.Schema)
 	if f.level.exempt {
 		d.runExempt(f, exec)
 		return Executed
@@ -105,7 +105,7 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 	now := d.now()
 	d.mu.Lock()
 	if d.cfg != cfg { // Update ran since the lookup
-		if f = d.cfg.flowFor(r.Schema, d.metrics); f.level.exempt {
+		if f = d.cfg.flowFor(r.Schema); f.level.exempt {
 			d.mu.Unlock()
 			d.runExempt(f, exec)
 			return Executed
@@ -129,15 +129,15 @@ func (d *Dispatcher) fastPathLocked(f *flow, hash uint64, width int, now time.Du
 	set.Start(now, &seat, hash, width)
 	lv.executing += width
 	d.executing += width
+	f.dispatchedLocked(0)
 	d.mu.Unlock()
-	d.execute(f, set, &seat, width, now, 0, exec)
+	d.execute(f, set, &seat, width, now, exec)
 	return Executed
 }
 
 // execute runs exec for a dispatched request and finishes it, even if exec panics.
 func (d *Dispatcher) execute(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Request, width int,
-	dispatchedAt, waited time.Duration, exec func()) {
-	f.metrics.Dispatched(waited)
+	dispatchedAt time.Duration, exec func()) {
 	defer d.finish(f, set, seat, width, dispatchedAt)
 	exec()
 }
@@ -152,12 +152,12 @@ func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Re
 	set.Finish(now, seat, service)
 	lv.executing -= width
 	d.executing -= width
+	f.finishedLocked(service)
 	if d.waiting > 0 {
 		d.expireLocked(now)
 		d.dispatchLocked(now)
 	}
 	d.mu.Unlock()
-	f.metrics.Finished(service)
 }
 
 // runExempt runs a request of the exempt level: at once, uncounted.

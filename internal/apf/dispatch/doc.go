@@ -68,7 +68,9 @@
 // The uncontended path takes the lock twice (admit, finish), reads the clock twice, updates a
 // few counters and the flow's metric children (resolved once per configuration, found by the
 // schema's address in a table built with the configuration), and allocates nothing; waiting
-// requests reuse pooled waiters. Nothing scans all queues or all waiting requests.
+// requests reuse pooled waiters. Nothing scans all queues or all waiting requests. The
+// dispatches and finishes are counted in the metrics under the lock, with plain additions
+// (metrics.Flow.Guard): an atomic addition costs about 7 ns here, and there were three.
 //
 // A system clock read costs about 30 ns on the virtual machines the benchmarks ran on (Go
 // reads it through the kernel's vDSO on the system stack): twice per request, more than the

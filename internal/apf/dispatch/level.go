@@ -66,6 +66,36 @@ func (lv *level) pruneDrained() {
 type flow struct {
 	level   *level
 	metrics *metrics.Flow // nil without metrics
+	// guarded: the dispatcher's lock guards the metrics' guarded counters, so dispatches and
+	// finishes are recorded with plain additions under the lock (see metrics.Flow).
+	guarded bool
+}
+
+// newFlow returns the flow of schema on lv, its metric children guarded by mu if they can be.
+func newFlow(lv *level, m *metrics.Metrics, schema string, mu *sync.Mutex) *flow {
+	f := &flow{level: lv, metrics: m.Flow(lv.name, schema)}
+	f.guarded = f.metrics.Guard(mu)
+	return f
+}
+
+// dispatchedLocked records a dispatch after the given wait; the caller holds the dispatcher's
+// lock.
+func (f *flow) dispatchedLocked(wait time.Duration) {
+	if f.guarded {
+		f.metrics.DispatchedGuarded(wait)
+		return
+	}
+	f.metrics.Dispatched(wait)
+}
+
+// finishedLocked records a finish after the given service time; the caller holds the
+// dispatcher's lock.
+func (f *flow) finishedLocked(service time.Duration) {
+	if f.guarded {
+		f.metrics.FinishedGuarded(service)
+		return
+	}
+	f.metrics.Finished(service)
 }
 
 // config is one applied effective configuration. Its maps are immutable once published, so
@@ -75,6 +105,9 @@ type config struct {
 	levels map[string]*level // by RequestPriority name
 	lowest *level
 	flows  flowTable // the configuration's schemas, backstops included
+	// metrics and mu make the flows of stale schemas.
+	metrics *metrics.Metrics
+	mu      *sync.Mutex
 	// stale holds the flows made on demand for schemas of older configurations; it is read
 	// without the dispatcher's lock.
 	stale sync.Map // staleKey -> *flow
@@ -83,7 +116,7 @@ type config struct {
 // flowFor returns the flow of schema s, mapping a schema of an older configuration by
 // RequestPriority name (the lowest level if that name is gone) and a nil schema to the
 // catch-all.
-func (c *config) flowFor(s *effective.Schema, m *metrics.Metrics) *flow {
+func (c *config) flowFor(s *effective.Schema) *flow {
 	if f := c.flows.get(s); f != nil {
 		return f
 	}
@@ -101,7 +134,7 @@ func (c *config) flowFor(s *effective.Schema, m *metrics.Metrics) *flow {
 	if named := c.levels[key.priority]; named != nil {
 		lv = named
 	}
-	v, _ := c.stale.LoadOrStore(key, &flow{level: lv, metrics: m.Flow(lv.name, s.Name)})
+	v, _ := c.stale.LoadOrStore(key, newFlow(lv, c.metrics, s.Name, c.mu))
 	return v.(*flow)
 }
 

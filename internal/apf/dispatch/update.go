@@ -41,7 +41,7 @@ type levelChange struct {
 // the metric children of every schema.
 func (d *Dispatcher) plan(cfg *effective.Config, old *config) (*config, []levelChange) {
 	next := &config{src: cfg, levels: make(map[string]*level, len(cfg.Priorities)),
-		flows: newFlowTable(len(cfg.Schemas) + 2)}
+		flows: newFlowTable(len(cfg.Schemas) + 2), metrics: d.metrics, mu: &d.mu}
 	changes := make([]levelChange, 0, len(cfg.Priorities))
 	for _, p := range cfg.Priorities {
 		ch := levelChange{priority: p.Level, acv: cfg.AssuredConcurrency(p, d.scl)}
@@ -66,7 +66,7 @@ func (d *Dispatcher) plan(cfg *effective.Config, old *config) (*config, []levelC
 			continue
 		}
 		lv := next.levels[s.Priority.Name]
-		next.flows.put(s, &flow{level: lv, metrics: d.metrics.Flow(lv.name, s.Name)})
+		next.flows.put(s, newFlow(lv, d.metrics, s.Name, &d.mu))
 	}
 	return next, changes
 }

@@ -72,7 +72,7 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 		return d.rejected(w, RejectedTimeout)
 	}
 	f.metrics.Dequeued()
-	d.execute(f, set, &w.seat, width, w.dispatchedAt, max(w.dispatchedAt-w.arrival, 0), exec)
+	d.execute(f, set, &w.seat, width, w.dispatchedAt, exec)
 	d.release(w)
 	return Executed
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -9,7 +10,13 @@ import (
 )
 
 // Flow holds the request counters of one (priority level, FlowSchema) pair. Its methods are
-// safe for concurrent use and do nothing on a nil *Flow.
+// safe for concurrent use (the Guarded ones under the lock given to Guard) and do nothing on
+// a nil *Flow.
+//
+// Dispatches and finishes are counted twice over: by Dispatched and Finished with atomic
+// additions, and by DispatchedGuarded and FinishedGuarded with plain additions under a lock
+// the caller holds anyway (the dispatcher's), which saves three atomic additions, about 20 ns,
+// per request. Collection adds the two up.
 type Flow struct {
 	level, schema string
 
@@ -17,6 +24,11 @@ type Flow struct {
 	wait      histogram // its count is the number dispatched
 	execution histogram // its count is the number finished
 	rejected  [3]atomic.Uint64
+
+	guard   atomic.Pointer[sync.Mutex] // set once, by Guard
+	guarded struct {                   // guarded by *guard
+		wait, execution plainHistogram
+	}
 }
 
 // Rejection reasons, indexes of Flow.rejected.
@@ -32,9 +44,37 @@ var (
 )
 
 func newFlow(level, schema string) *Flow {
-	return &Flow{level: level, schema: schema,
+	f := &Flow{level: level, schema: schema,
 		wait:      histogram{bounds: waitBounds, counts: make([]atomic.Uint64, len(waitBounds)+1)},
 		execution: histogram{bounds: executionBounds, counts: make([]atomic.Uint64, len(executionBounds)+1)}}
+	f.guarded.wait = newPlainHistogram(waitBounds)
+	f.guarded.execution = newPlainHistogram(executionBounds)
+	return f
+}
+
+// Guard makes mu the lock held by every call of DispatchedGuarded and FinishedGuarded, which
+// collection also takes to read what they counted. A Flow has one guard for good: Guard
+// reports whether mu is it (false on a nil Flow, or when another lock was given first; the
+// caller then uses Dispatched and Finished).
+func (f *Flow) Guard(mu *sync.Mutex) bool {
+	if f == nil || mu == nil {
+		return false
+	}
+	return f.guard.CompareAndSwap(nil, mu) || f.guard.Load() == mu
+}
+
+// DispatchedGuarded is Dispatched for a caller that holds the lock Guard accepted.
+func (f *Flow) DispatchedGuarded(wait time.Duration) {
+	if f != nil {
+		f.guarded.wait.observe(wait)
+	}
+}
+
+// FinishedGuarded is Finished for a caller that holds the lock Guard accepted.
+func (f *Flow) FinishedGuarded(service time.Duration) {
+	if f != nil {
+		f.guarded.execution.observe(service)
+	}
 }
 
 // Enqueued records a request that joined a queue.
@@ -81,21 +121,36 @@ func (f *Flow) reject(reason int) {
 }
 
 func (f *Flow) collect(c *flowCollector, ch chan<- prometheus.Metric) {
-	// Read the finished count before the dispatched one: a request finishes after it is
-	// dispatched, so the executing gauge is never negative.
-	finished := f.execution.count()
-	execution := f.execution.metric(c.execution, f.level, f.schema)
-	wait := f.wait.metric(c.wait, f.level, f.schema)
-	dispatched := f.wait.count()
+	// Read the finished counts before the dispatched ones: a request finishes after it is
+	// dispatched, so the executing gauge is never negative. The guarded counts are copied
+	// together under their lock, so they are consistent with each other.
+	wait, execution := f.guardedSnapshot()
+	execution.addAtomic(&f.execution)
+	wait.addAtomic(&f.wait)
 	for i, reason := range []string{ReasonQueueFull, ReasonTimeout, ReasonCancelled} {
 		ch <- prometheus.MustNewConstMetric(c.rejected, prometheus.CounterValue,
 			float64(f.rejected[i].Load()), f.level, f.schema, reason)
 	}
 	ch <- prometheus.MustNewConstMetric(c.inQueue, prometheus.GaugeValue, float64(f.inQueue.Load()), f.level, f.schema)
-	ch <- prometheus.MustNewConstMetric(c.executing, prometheus.GaugeValue, float64(dispatched-finished), f.level, f.schema)
-	ch <- prometheus.MustNewConstMetric(c.dispatched, prometheus.CounterValue, float64(dispatched), f.level, f.schema)
-	ch <- wait
-	ch <- execution
+	ch <- prometheus.MustNewConstMetric(c.executing, prometheus.GaugeValue,
+		float64(wait.count()-execution.count()), f.level, f.schema)
+	ch <- prometheus.MustNewConstMetric(c.dispatched, prometheus.CounterValue, float64(wait.count()), f.level, f.schema)
+	ch <- wait.metric(c.wait, f.level, f.schema)
+	ch <- execution.metric(c.execution, f.level, f.schema)
+}
+
+// guardedSnapshot copies the guarded histograms under their lock.
+func (f *Flow) guardedSnapshot() (wait, execution plainHistogram) {
+	wait, execution = newPlainHistogram(waitBounds), newPlainHistogram(executionBounds)
+	mu := f.guard.Load()
+	if mu == nil {
+		return wait, execution
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	wait.add(&f.guarded.wait)
+	execution.add(&f.guarded.execution)
+	return wait, execution
 }
 
 // histogram is a fixed-bucket histogram of durations: one atomic addition per observation in
@@ -108,34 +163,71 @@ type histogram struct {
 
 func (h *histogram) observe(d time.Duration) {
 	d = max(d, 0)
-	i := 0
-	for i < len(h.bounds) && d > h.bounds[i] {
-		i++
-	}
-	h.counts[i].Add(1)
+	h.counts[bucket(h.bounds, d)].Add(1)
 	if d != 0 {
 		h.sumNanos.Add(int64(d))
 	}
 }
 
-func (h *histogram) count() uint64 {
+// plainHistogram is a histogram whose owner serializes every access.
+type plainHistogram struct {
+	bounds   []time.Duration
+	counts   []uint64
+	sumNanos int64
+}
+
+func newPlainHistogram(bounds []time.Duration) plainHistogram {
+	return plainHistogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+}
+
+func (h *plainHistogram) observe(d time.Duration) {
+	d = max(d, 0)
+	h.counts[bucket(h.bounds, d)]++
+	h.sumNanos += int64(d)
+}
+
+// add adds o's observations, of the same bounds, to h.
+func (h *plainHistogram) add(o *plainHistogram) {
+	for i, n := range o.counts {
+		h.counts[i] += n
+	}
+	h.sumNanos += o.sumNanos
+}
+
+// addAtomic adds a's observations, of the same bounds, to h.
+func (h *plainHistogram) addAtomic(a *histogram) {
+	for i := range a.counts {
+		h.counts[i] += a.counts[i].Load()
+	}
+	h.sumNanos += a.sumNanos.Load()
+}
+
+func (h *plainHistogram) count() uint64 {
 	var n uint64
-	for i := range h.counts {
-		n += h.counts[i].Load()
+	for _, c := range h.counts {
+		n += c
 	}
 	return n
 }
 
-func (h *histogram) metric(desc *prometheus.Desc, labels ...string) prometheus.Metric {
+func (h *plainHistogram) metric(desc *prometheus.Desc, labels ...string) prometheus.Metric {
 	buckets := make(map[float64]uint64, len(h.bounds))
 	var cumulative uint64
 	for i, b := range h.bounds {
-		cumulative += h.counts[i].Load()
+		cumulative += h.counts[i]
 		buckets[b.Seconds()] = cumulative
 	}
-	cumulative += h.counts[len(h.bounds)].Load()
-	sum := time.Duration(h.sumNanos.Load()).Seconds()
-	return prometheus.MustNewConstHistogram(desc, cumulative, sum, buckets, labels...)
+	cumulative += h.counts[len(h.bounds)]
+	return prometheus.MustNewConstHistogram(desc, cumulative, time.Duration(h.sumNanos).Seconds(), buckets, labels...)
+}
+
+// bucket returns the index of the first bound at or above d, len(bounds) for +Inf.
+func bucket(bounds []time.Duration, d time.Duration) int {
+	i := 0
+	for i < len(bounds) && d > bounds[i] {
+		i++
+	}
+	return i
 }
 
 func bounds(seconds []float64) []time.Duration {

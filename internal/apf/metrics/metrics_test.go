@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,12 +21,61 @@ const header = `
 # TYPE apf_operator_rejected_requests_total counter
 `
 
+// recorder records dispatches and finishes through the lock-free methods, the guarded ones,
+// or alternately through both.
+type recorder struct {
+	f             *Flow
+	mu            sync.Mutex
+	guarded, both bool
+	calls         int
+}
+
+func (r *recorder) useGuarded() bool {
+	r.calls++
+	return r.guarded || r.both && r.calls%2 == 0
+}
+
+func (r *recorder) dispatched(d time.Duration) {
+	if !r.useGuarded() {
+		r.f.Dispatched(d)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.f.DispatchedGuarded(d)
+}
+
+func (r *recorder) finished(d time.Duration) {
+	if !r.useGuarded() {
+		r.f.Finished(d)
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.f.FinishedGuarded(d)
+}
+
+// TestFlowMetrics: the same observations give the same series whether they are recorded
+// lock-free, under the guard, or both ways.
 func TestFlowMetrics(t *testing.T) {
+	for _, mode := range []struct {
+		name          string
+		guarded, both bool
+	}{{"lock-free", false, false}, {"guarded", true, false}, {"mixed", false, true}} {
+		t.Run(mode.name, func(t *testing.T) { testFlowMetrics(t, mode.guarded, mode.both) })
+	}
+}
+
+func testFlowMetrics(t *testing.T, guarded, both bool) {
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg)
 	f := m.Flow("workload-low", "service-accounts")
 	if m.Flow("workload-low", "service-accounts") != f {
 		t.Fatal("the same label pair resolved to two Flows")
+	}
+	rec := &recorder{f: f, guarded: guarded, both: both}
+	if (guarded || both) && !f.Guard(&rec.mu) {
+		t.Fatal("Guard refused the first lock")
 	}
 	// Three requests dispatched (waits 0, 3 ms, 2 s), two finished (40 ms, 7 s), one still
 	// executing; one waiting; one rejected of each reason.
@@ -35,11 +85,11 @@ func TestFlowMetrics(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		f.Dequeued()
 	}
-	f.Dispatched(0)
-	f.Dispatched(3 * time.Millisecond)
-	f.Dispatched(2 * time.Second)
-	f.Finished(40 * time.Millisecond)
-	f.Finished(7 * time.Second)
+	rec.dispatched(0)
+	rec.dispatched(3 * time.Millisecond)
+	rec.dispatched(2 * time.Second)
+	rec.finished(40 * time.Millisecond)
+	rec.finished(7 * time.Second)
 	f.RejectedQueueFull()
 	f.RejectedTimeout()
 	f.RejectedCancelled()
@@ -114,6 +164,78 @@ apf_operator_request_execution_duration_seconds_count{flow_schema="service-accou
 	}
 }
 
+func TestGuardTakesOneLock(t *testing.T) {
+	f := newFlow("l", "s")
+	var first, second sync.Mutex
+	if !f.Guard(&first) || !f.Guard(&first) {
+		t.Fatal("Guard refused the lock it was given first")
+	}
+	if f.Guard(&second) {
+		t.Fatal("Guard accepted a second lock")
+	}
+	var nilFlow *Flow
+	if nilFlow.Guard(&first) || f.Guard(nil) {
+		t.Fatal("Guard accepted a nil Flow or a nil lock")
+	}
+	nilFlow.DispatchedGuarded(time.Second) // records nothing, does not panic
+	nilFlow.FinishedGuarded(time.Second)
+}
+
+// TestGuardedCollectRace: collection reads the guarded counts under their lock while they
+// are being recorded (run with -race), and never reports more finished than dispatched.
+func TestGuardedCollectRace(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	f := NewMetrics(reg).Flow("l", "s")
+	var mu sync.Mutex
+	if !f.Guard(&mu) {
+		t.Fatal("Guard refused the first lock")
+	}
+	const n = 2000
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range n {
+			mu.Lock()
+			f.DispatchedGuarded(0)
+			mu.Unlock()
+			f.Dispatched(time.Millisecond)
+			mu.Lock()
+			f.FinishedGuarded(time.Millisecond)
+			mu.Unlock()
+			f.Finished(time.Millisecond)
+		}
+	}()
+	for collecting := true; collecting; {
+		select {
+		case <-done:
+			collecting = false
+		default:
+		}
+		if v := executing(t, reg); v < 0 || v > 2 {
+			t.Fatalf("executing gauge %v while at most 2 requests execute", v)
+		}
+	}
+	if v := executing(t, reg); v != 0 {
+		t.Fatalf("executing gauge %v after every request finished", v)
+	}
+}
+
+// executing returns the executing gauge of the one flow in reg.
+func executing(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "apf_operator_current_executing_requests" {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatal("no executing gauge")
+	return 0
+}
+
 // TestBucketBoundariesInclusive: a value equal to a bound counts in that bucket (le).
 func TestBucketBoundariesInclusive(t *testing.T) {
 	f := newFlow("l", "s")
@@ -171,6 +293,17 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	m.ForgetLevel("l")
 	if f != nil {
 		t.Fatal("nil Metrics returned a Flow")
+	}
+}
+
+func BenchmarkFlowFastPathGuarded(b *testing.B) {
+	f := NewMetrics(prometheus.NewRegistry()).Flow("l", "s")
+	var mu sync.Mutex
+	f.Guard(&mu)
+	b.ReportAllocs()
+	for b.Loop() { // the caller holds the lock anyway; taking it here would measure the lock
+		f.DispatchedGuarded(0)
+		f.FinishedGuarded(3 * time.Millisecond)
 	}
 }
 
