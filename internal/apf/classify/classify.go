@@ -31,14 +31,14 @@ type Result struct {
 func (c *Classifier) Classify(a *request.Attributes, out *Result) {
 	schema, conj, dist := c.schemaOf(a)
 	d := dist.of(a)
-	*out = Result{
-		Schema:        schema,
-		Conjunction:   conj,
-		Distinguisher: d,
-		Width:         Width(a),
-		LongRunning:   a.IsLongRunning(),
-		FlowHash:      dist.hash(schema.Name, d),
-	}
+	// Every field is set, one by one: a composite literal would be built in a temporary and
+	// copied, which costs more than the rest of the assignment.
+	out.Schema = schema
+	out.Conjunction = conj
+	out.Distinguisher = d
+	out.Width = Width(a)
+	out.LongRunning = a.IsLongRunning()
+	out.FlowHash = dist.hash(d)
 }
 
 // schemaOf returns the best matching schema, the matching conjunction (-1 for a backstop) and
@@ -46,7 +46,7 @@ func (c *Classifier) Classify(a *request.Attributes, out *Result) {
 func (c *Classifier) schemaOf(a *request.Attributes) (*effective.Schema, int, *distinguisher) {
 	if id := c.match(a); id >= 0 {
 		cj := &c.conjunctions[id]
-		return c.cfg.Schemas[cj.schema], int(cj.index), &c.dists[cj.schema]
+		return cj.schema, int(cj.index), cj.dist
 	}
 	if slices.Contains(a.Groups, effective.MastersGroup) {
 		return c.cfg.MastersBackstop, -1, &c.mastersDist

@@ -1,6 +1,7 @@
 package classify_test
 
 import (
+	"fmt"
 	"testing"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -253,5 +254,28 @@ func TestClassifyAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("Classify allocates %.1f times per 3 requests; want 0", n)
+	}
+}
+
+// TestClassifyManyGroups: a request in more indexed groups than any fixed bound gets the best
+// schema without allocating, and a superSet found under one of its groups still tests the
+// others.
+func TestClassifyManyGroups(t *testing.T) {
+	rps := []flowv1.RequestPriority{rp("top", 0, 0, 0, 0, 0), rp("p", 100, 10, 128, 6, 100)}
+	fss := []flowv1.FlowSchema{fs("needs-x-and-y", 10, "p", nil, and(superSet("x", "y")))}
+	groups := []string{"x"}
+	for k := range 40 {
+		g := fmt.Sprintf("g-%02d", k)
+		fss = append(fss, fs("only-"+g, int32(100+k), "p", nil, and(superSet(g))))
+		groups = append(groups, fmt.Sprintf("g-%02d", 39-k))
+	}
+	c := classify.Compile(effective.Compute(rps, fss))
+	a := attrs("u", groups, "GET", "/healthz")
+	check(t, c, "best of 40 groups, x without y", a, want{"only-g-00", "p", 0, "", 1, false})
+	a.Groups = append(a.Groups, "y")
+	check(t, c, "x and y", a, want{"needs-x-and-y", "p", 0, "", 1, false})
+	var r classify.Result
+	if n := testing.AllocsPerRun(100, func() { c.Classify(a, &r) }); n != 0 {
+		t.Fatalf("Classify of a request in 42 groups allocates %.1f times; want 0", n)
 	}
 }

@@ -25,15 +25,20 @@ type Classifier struct {
 
 // conjunction is a compiled conjunction of atomic tests.
 type conjunction struct {
-	schema int32 // index in cfg.Schemas
-	index  int32 // index in the schema's match list
+	schema *effective.Schema // the schema of the conjunction, an element of cfg.Schemas
+	dist   *distinguisher    // the schema's distinguisher, an element of Classifier.dists
+	index  int32             // index in the schema's match list
 	tests  []atomicTest
+	// checks are the tests match evaluates: tests minus the one the index filing proves (see
+	// buildIndex).
+	checks []atomicTest
 }
 
-// accepts reports whether every test accepts a.
+// accepts reports whether a conjunction that match found through the index accepts a: whether
+// every check does.
 func (c *conjunction) accepts(a *request.Attributes) bool {
-	for i := range c.tests {
-		if !c.tests[i].accepts(a) {
+	for i := range c.checks {
+		if !c.checks[i].accepts(a) {
 			return false
 		}
 	}
@@ -61,7 +66,8 @@ func Compile(cfg *effective.Config) *Classifier {
 	return c
 }
 
-// addConjunction compiles conjunction ci of schema si and appends it.
+// addConjunction compiles conjunction ci of schema si and appends it. c.dists must be allocated
+// (the conjunction points into it).
 func (c *Classifier) addConjunction(si, ci int, patterns patternCache) {
 	s := c.cfg.Schemas[si]
 	if uint64(len(c.conjunctions)) >= math.MaxUint32 {
@@ -78,7 +84,8 @@ func (c *Classifier) addConjunction(si, ci int, patterns patternCache) {
 		}
 		tests = append(tests, t)
 	}
-	c.conjunctions = append(c.conjunctions, conjunction{schema: int32(si), index: int32(ci), tests: tests})
+	c.conjunctions = append(c.conjunctions, conjunction{schema: s, dist: &c.dists[si], index: int32(ci),
+		tests: tests, checks: tests})
 }
 
 // Config returns the configuration the Classifier was compiled from.

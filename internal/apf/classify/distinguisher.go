@@ -14,16 +14,26 @@ import (
 
 // distinguisher computes the flow distinguisher of one FlowSchema.
 type distinguisher struct {
-	source    flowv1.DistinguisherSource // "" when the schema has none
-	transform *transform                 // nil without transformation
+	source    source
+	transform *transform // nil without transformation
 	// hasher has hashed the schema name once; emptyHash is the flow hash of every request of a
 	// schema without distinguisher (or with an empty one).
 	hasher    shufflesharding.FlowHasher
 	emptyHash uint64
 }
 
+// source is a distinguisher source, compiled from flowv1.DistinguisherSource so that Classify
+// tests an integer rather than a string.
+type source uint8
+
+const (
+	sourceNone source = iota // the schema has no distinguisher (or an unknown source)
+	sourceUser
+	sourceNamespace
+)
+
 // hash returns the flow hash of the schema's flow with distinguisher d.
-func (d *distinguisher) hash(_, dist string) uint64 {
+func (d *distinguisher) hash(dist string) uint64 {
 	if dist == "" {
 		return d.emptyHash
 	}
@@ -34,9 +44,9 @@ func (d *distinguisher) hash(_, dist string) uint64 {
 func (d *distinguisher) of(a *request.Attributes) string {
 	var v string
 	switch d.source {
-	case flowv1.SourceUser:
+	case sourceUser:
 		v = a.User
-	case flowv1.SourceNamespace:
+	case sourceNamespace:
 		if !a.ResourceRequest {
 			return ""
 		}
@@ -60,11 +70,14 @@ func (c *Classifier) compileDistinguisher(s *effective.Schema, patterns patternC
 	if s.Distinguisher == nil {
 		return d
 	}
-	d.source = s.Distinguisher.Source
-	if d.source != flowv1.SourceUser && d.source != flowv1.SourceNamespace {
+	switch s.Distinguisher.Source {
+	case flowv1.SourceUser:
+		d.source = sourceUser
+	case flowv1.SourceNamespace:
+		d.source = sourceNamespace
+	default:
 		c.errs = append(c.errs, fmt.Errorf("FlowSchema %q: unknown distinguisher source %q; its flows are not distinguished",
-			s.Name, d.source))
-		d.source = ""
+			s.Name, s.Distinguisher.Source))
 		return d
 	}
 	if tr := s.Distinguisher.Transformation; tr != nil {

@@ -19,11 +19,13 @@
 // (filed under one of the listed groups). A conjunction with no such test (only patterns,
 // negations, or no test at all) goes to an always-checked list. Classify looks up the request's
 // value of each indexed field (and each of its groups) (a field with at most 8 indexed values,
-// such as verb or groups in most configurations, by comparing strings rather than hashing),
-// merges the resulting ascending lists
-// with the always-checked one, and evaluates candidates in ascending order, stopping at the
-// first that accepts the request. The cost therefore depends on the number of candidates, not
-// on the number of FlowSchemas, for configurations that test user, groups, verb, resource or
+// such as verb or groups in most configurations, by comparing strings rather than hashing).
+// Each resulting list, and then the always-checked one, is ascending; Classify scans each only
+// below the best accepting number found so far, stopping at its first acceptance, which yields
+// the lowest accepting number overall. A candidate found under a value is not re-tested on
+// that value: the lookup proved the test it was filed by (for a superSet, only when the group
+// is its only member). The cost therefore depends on the number of candidates, not on the
+// number of FlowSchemas, for configurations that test user, groups, verb, resource or
 // namespace by equality or set membership; pattern-only conjunctions are scanned.
 //
 // Patterns of the common forms ".*", "literal", "prefix.*" and ".*suffix" are matched with
@@ -43,6 +45,5 @@
 // requests are flagged long-running: the filter does not flow-control them.
 //
 // Classify allocates nothing, except to transform a distinguisher value it has not seen
-// recently (a small cache per transformation remembers recent values) and for a request with
-// more than 32 lists of candidates (a user in many indexed groups).
+// recently (a small cache per transformation remembers recent values).
 package classify

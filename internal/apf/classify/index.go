@@ -1,6 +1,9 @@
 package classify
 
 import (
+	"math"
+	"slices"
+
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 )
 
@@ -57,17 +60,20 @@ func (ix *valueIndex) get(v string) []uint32 {
 	return nil
 }
 
-// buildIndex files each conjunction under its most selective indexable test.
+// buildIndex files each conjunction under its most selective indexable test, and drops that
+// test from the conjunction's checks when the filing proves it.
 func buildIndex(conjunctions []conjunction) index {
 	var ix index
 	var byField [numFields]map[string][]uint32
 	for n := range conjunctions {
 		id := uint32(n)
-		t := bestKey(conjunctions[n].tests)
+		cj := &conjunctions[n]
+		t := bestKey(cj.tests)
 		if t == nil {
 			ix.always = append(ix.always, id)
 			continue
 		}
+		cj.checks = withoutImplied(cj.tests, t)
 		m := byField[t.field]
 		if m == nil {
 			m = map[string][]uint32{}
@@ -90,6 +96,23 @@ func buildIndex(conjunctions []conjunction) index {
 		}
 	}
 	return ix
+}
+
+// withoutImplied returns the tests of a conjunction filed by key minus key itself when finding
+// the conjunction under its value proves key: a scalar equals or inSet (the request's value is
+// the one filed under), or a superSet whose only member is the group filed under. A superSet of
+// several groups must still check the others.
+func withoutImplied(tests []atomicTest, key *atomicTest) []atomicTest {
+	if key.op == opSuperSet && slices.ContainsFunc(key.set, func(g string) bool { return g != key.set[0] }) {
+		return tests
+	}
+	checks := make([]atomicTest, 0, len(tests)-1)
+	for i := range tests {
+		if &tests[i] != key {
+			checks = append(checks, tests[i])
+		}
+	}
+	return checks
 }
 
 // bestKey returns the indexable test on the most selective field (the smallest set among
@@ -128,60 +151,44 @@ func appendOnce(l []uint32, id uint32) []uint32 {
 	return append(l, id)
 }
 
-// stackLists is how many candidate lists match keeps on the stack.
-const stackLists = 32
+// noMatch is the best conjunction number before any conjunction accepted: above every number
+// (addConjunction keeps them below math.MaxUint32).
+const noMatch = math.MaxUint32
 
 // match returns the number of the first conjunction, in ascending order, that accepts a, or -1.
-// It merges the candidate lists of a's indexed values with the always-checked list and stops
-// at the first conjunction that accepts the request.
+// It scans the candidate list of each of a's indexed values, then the always-checked list, each
+// only below the best accepting number found so far: the lowest accepting number overall.
+// Indexed lists go first because always-checked conjunctions are the costlier (patterns,
+// negations) and a good early bound skips them.
 func (c *Classifier) match(a *request.Attributes) int {
-	var stack [stackLists][]uint32
-	lists := stack[:0]
-	if len(c.index.always) > 0 {
-		lists = append(lists, c.index.always)
-	}
+	best := uint32(noMatch)
 	for _, f := range c.index.scalars {
 		if v, ok := value(a, f); ok {
-			if l := c.index.byField[f].get(v); len(l) > 0 {
-				lists = append(lists, l)
-			}
+			best = c.firstBelow(a, c.index.byField[f].get(v), best)
 		}
 	}
 	if groups := &c.index.byField[fieldGroups]; !groups.empty() {
 		for _, g := range a.Groups {
-			if l := groups.get(g); len(l) > 0 {
-				lists = append(lists, l)
-			}
+			best = c.firstBelow(a, groups.get(g), best)
 		}
 	}
-	return c.firstAccepting(a, lists)
+	best = c.firstBelow(a, c.index.always, best)
+	if best == noMatch {
+		return -1
+	}
+	return int(best)
 }
 
-// firstAccepting evaluates the candidates of the ascending lists in ascending order, each
-// once, and returns the first that accepts a, or -1. It consumes lists.
-func (c *Classifier) firstAccepting(a *request.Attributes, lists [][]uint32) int {
-	last := int64(-1)
-	for len(lists) > 0 {
-		best := 0
-		for i := 1; i < len(lists); i++ {
-			if lists[i][0] < lists[best][0] {
-				best = i
-			}
+// firstBelow returns the first number of the ascending list ids that is below best and whose
+// conjunction accepts a, or best.
+func (c *Classifier) firstBelow(a *request.Attributes, ids []uint32, best uint32) uint32 {
+	for _, id := range ids {
+		if id >= best {
+			break
 		}
-		id := lists[best][0]
-		if rest := lists[best][1:]; len(rest) > 0 {
-			lists[best] = rest
-		} else {
-			lists[best] = lists[len(lists)-1]
-			lists = lists[:len(lists)-1]
-		}
-		if int64(id) == last {
-			continue // the same conjunction via a repeated group
-		}
-		last = int64(id)
 		if c.conjunctions[id].accepts(a) {
-			return int(id)
+			return id
 		}
 	}
-	return -1
+	return best
 }

@@ -33,16 +33,20 @@ const (
 func (p *pattern) match(v string) bool {
 	switch p.kind {
 	case patternAny:
-		return !strings.Contains(v, "\n")
+		return noNewline(v)
 	case patternLiteral:
 		return v == p.literal
 	case patternPrefix:
-		return strings.HasPrefix(v, p.literal) && !strings.Contains(v[len(p.literal):], "\n")
+		return strings.HasPrefix(v, p.literal) && noNewline(v[len(p.literal):])
 	case patternSuffix:
-		return strings.HasSuffix(v, p.literal) && !strings.Contains(v[:len(v)-len(p.literal)], "\n")
+		return strings.HasSuffix(v, p.literal) && noNewline(v[:len(v)-len(p.literal)])
 	}
 	return p.re.MatchString(v)
 }
+
+// noNewline reports whether v has no newline (strings.IndexByte skips the substring search
+// that strings.Contains would set up).
+func noNewline(v string) bool { return strings.IndexByte(v, '\n') < 0 }
 
 // specialize recognises the fast forms of a pattern (already known to compile).
 func specialize(expr string, re *regexp.Regexp) *pattern {

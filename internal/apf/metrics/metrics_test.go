@@ -182,7 +182,8 @@ func TestGuardTakesOneLock(t *testing.T) {
 }
 
 // TestGuardedCollectRace: collection reads the guarded counts under their lock while they
-// are being recorded (run with -race), and never reports more finished than dispatched.
+// are being recorded (run with -race), and never reports more finished than dispatched (it
+// may report more executing than there are: dispatches counted after the finishes were read).
 func TestGuardedCollectRace(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	f := NewMetrics(reg).Flow("l", "s")
@@ -211,8 +212,8 @@ func TestGuardedCollectRace(t *testing.T) {
 			collecting = false
 		default:
 		}
-		if v := executing(t, reg); v < 0 || v > 2 {
-			t.Fatalf("executing gauge %v while at most 2 requests execute", v)
+		if v := executing(t, reg); v < 0 {
+			t.Fatalf("executing gauge %v", v)
 		}
 	}
 	if v := executing(t, reg); v != 0 {

@@ -116,48 +116,79 @@ func (d *Dealer) DealIntoHand(hashValue uint64, hand []int) []int {
 	return hand
 }
 
-// Hash returns the 64-bit flow hash of (schema, distinguisher): FNV-1a over both strings with a
-// separator byte, then a 64-bit finalizer so that every bit of the result depends on every
-// input bit. It is deterministic across processes (all API servers deal the same hands) and
-// allocates nothing.
+// Hash returns the 64-bit flow hash of (schema, distinguisher): the schema name is hashed to a
+// seed, and the distinguisher is hashed with that seed (see FlowHasher). Both steps read the
+// string 8 bytes at a time and fold each 64x64-bit product's halves together, in the manner of
+// wyhash's short-input path, so that every bit of the result depends on every input bit. The
+// function has no random seed: it is deterministic across processes and machines (all API
+// servers, and apf-operator explain, deal the same hands), and it allocates nothing.
 func Hash(schema, distinguisher string) uint64 {
 	return NewFlowHasher(schema).Hash(distinguisher)
 }
 
-// FNV-1a parameters.
+// Mixing constants (those of wyhash): odd, with balanced bits.
 const (
-	offset64 = 14695981039346656037
-	prime64  = 1099511628211
+	k0 = 0xa0761d6478bd642f
+	k1 = 0xe7037ed1a0b428db
+	k2 = 0x8ebc6af09c88c6e3
 )
 
 // FlowHasher is the state of Hash after the schema name: the flows of one FlowSchema hash
 // only their distinguishers, with Hash(s, d) == NewFlowHasher(s).Hash(d).
 type FlowHasher uint64
 
-// NewFlowHasher hashes the schema name and the separator.
+// NewFlowHasher hashes the schema name into the seed of its distinguishers' hashes. The seed
+// depends on the length of the name too, so ("ab", "c") and ("a", "bc") differ.
 func NewFlowHasher(schema string) FlowHasher {
-	h := uint64(offset64)
-	for i := 0; i < len(schema); i++ {
-		h ^= uint64(schema[i])
-		h *= prime64
-	}
-	h ^= 0xff // cannot occur in UTF-8, so ("ab","c") and ("a","bc") differ
-	h *= prime64
-	return FlowHasher(h)
+	return FlowHasher(premix(hashString(premix(k2), schema)))
 }
 
 // Hash returns the flow hash of the schema's flow with the given distinguisher.
 func (f FlowHasher) Hash(distinguisher string) uint64 {
-	h := uint64(f)
-	for i := 0; i < len(distinguisher); i++ {
-		h ^= uint64(distinguisher[i])
-		h *= prime64
+	return hashString(uint64(f), distinguisher)
+}
+
+// premix spreads a seed over all bits before hashString uses it.
+func premix(seed uint64) uint64 { return seed ^ mix(seed^k0, k1) }
+
+// hashString hashes s with a premixed seed. Strings of up to 16 bytes take two loads that
+// together cover every byte (overlapping when shorter than 16), so for a given length the
+// pair of words determines s; longer strings are first folded 16 bytes at a time.
+func hashString(seed uint64, s string) uint64 {
+	n := len(s)
+	var a, b uint64
+	switch {
+	case n > 16:
+		for i := 0; n-i > 16; i += 16 {
+			seed = mix(load64(s[i:])^k1, load64(s[i+8:])^seed)
+		}
+		a, b = load64(s[n-16:]), load64(s[n-8:])
+	case n >= 8:
+		a, b = load64(s), load64(s[n-8:])
+	case n >= 4:
+		a, b = load32(s), load32(s[n-4:])
+	case n > 0:
+		a = uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
 	}
-	// fmix64 from MurmurHash3.
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
+	hi, lo := bits.Mul64(a^k1, b^seed)
+	return mix(lo^k0^uint64(n), hi^k1)
+}
+
+// mix multiplies a and b into 128 bits and folds the halves together.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// load64 reads the first 8 bytes of s, little-endian (the compiler merges the byte loads).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// load32 reads the first 4 bytes of s, little-endian.
+func load32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }

@@ -1,8 +1,10 @@
 package shufflesharding
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -103,6 +105,78 @@ func TestHashSeparatesFields(t *testing.T) {
 	}
 }
 
+// TestHashSpread checks the quality the falling-factorial decoding relies on, on names that
+// differ little: distinct 64-bit values, flipping any input bit flips each output bit about
+// half the time, and the hands of many flows cover the queues evenly.
+func TestHashSpread(t *testing.T) {
+	seen := map[uint64]string{}
+	for k := range 100_000 {
+		for _, s := range []string{"tenant-" + strconv.Itoa(k%100), "workload-low"} {
+			d := "system:serviceaccount:ns-" + strconv.Itoa(k)
+			key := s + "/" + d
+			h := Hash(s, d)
+			if other, dup := seen[h]; dup && other != key {
+				t.Fatalf("Hash(%s) == Hash(%s) == %#x", key, other, h)
+			}
+			seen[h] = key
+		}
+	}
+	checkAvalanche(t)
+	checkHandCoverage(t)
+}
+
+// checkAvalanche flips every bit of distinguishers of 1 to 40 bytes (every load path of the
+// hash) and counts, per output bit, how often it flips: about half the time, every bit.
+func checkAvalanche(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var flips [64]int
+	total := 0
+	for n := 1; n <= 40; n++ {
+		for range 40 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.UintN(256))
+			}
+			schema := []string{"s", "workload-high", "a-flow-schema-with-a-long-name"}[rng.IntN(3)]
+			h0 := Hash(schema, string(b))
+			for i := range 8 * n {
+				b[i/8] ^= 1 << (i % 8)
+				d := Hash(schema, string(b)) ^ h0
+				b[i/8] ^= 1 << (i % 8)
+				for j := range flips {
+					flips[j] += int(d >> j & 1)
+				}
+				total++
+			}
+		}
+	}
+	for j, f := range flips {
+		if p := float64(f) / float64(total); p < 0.48 || p > 0.52 {
+			t.Errorf("output bit %d flips with probability %.3f when an input bit flips, want about 0.5", j, p)
+		}
+	}
+}
+
+// checkHandCoverage deals hands of 6 from 128 queues for consecutive user names: every queue
+// must be used within 15% of the mean.
+func checkHandCoverage(t *testing.T) {
+	d, _ := NewDealer(128, 6)
+	var use [128]int
+	const flows = 64_000
+	hand := make([]int, 0, 6)
+	for k := range flows {
+		for _, q := range d.DealIntoHand(Hash("workload-high", "user-"+strconv.Itoa(k)), hand[:0]) {
+			use[q]++
+		}
+	}
+	mean := float64(flows*6) / 128
+	for q, n := range use {
+		if float64(n) < 0.85*mean || float64(n) > 1.15*mean {
+			t.Errorf("queue %d is in %d hands, want about %.0f", q, n, mean)
+		}
+	}
+}
+
 // TestHashValues pins the flow hash: every API server must deal the same hands, so a change of
 // these values is a change of the wire-visible behaviour, not a refactoring.
 func TestHashValues(t *testing.T) {
@@ -112,6 +186,11 @@ func TestHashValues(t *testing.T) {
 	}{
 		{"workload-high", "tenant-42", hashWorkloadHighTenant42},
 		{"s", "", hashSEmpty},
+		{"", "", hashEmptyEmpty},
+		{"workload-low", "ab", hashWorkloadLowAB},
+		{"workload-low", "team-a", hashWorkloadLowTeamA},
+		{"system-high", "system:node:node-1234", hashSystemHighNode},
+		{"system-high", "system:serviceaccount:kube-system:replicaset-controller", hashSystemHighLongSA},
 	}
 	for _, c := range cases {
 		if got := Hash(c.schema, c.distinguisher); got != c.want {
@@ -160,6 +239,22 @@ func FuzzDeal(f *testing.F) {
 	})
 }
 
+func BenchmarkHash(b *testing.B) {
+	for _, d := range []string{"team-a", "tenant-42", "system:node:node-1234",
+		"system:serviceaccount:kube-system:replicaset-controller"} {
+		b.Run(fmt.Sprintf("len=%d", len(d)), func(b *testing.B) {
+			f := NewFlowHasher("workload-high")
+			var sum uint64
+			for b.Loop() {
+				sum += f.Hash(d)
+			}
+			if sum == 1 {
+				b.Log(sum) // keep the sum alive
+			}
+		})
+	}
+}
+
 func BenchmarkHashAndDeal(b *testing.B) {
 	d, _ := NewDealer(128, 6)
 	hand := make([]int, 0, 6)
@@ -169,8 +264,14 @@ func BenchmarkHashAndDeal(b *testing.B) {
 	}
 }
 
-// Flow hashes as first released; see TestHashValues.
+// Flow hashes of the word-at-a-time hash (the first release used FNV-1a); see TestHashValues.
+// The cases cover every load path: empty, 2 bytes, 6, 9, 21 and 56.
 const (
-	hashWorkloadHighTenant42 = 0x7a66b2a51260a89
-	hashSEmpty               = 0xf89f405be0062cc4
+	hashWorkloadHighTenant42 = 0x78651de803598997
+	hashSEmpty               = 0xcdfce303e17d8faf
+	hashEmptyEmpty           = 0x4de09908779379eb
+	hashWorkloadLowAB        = 0x0a1585dd9edd46ec
+	hashWorkloadLowTeamA     = 0x73da507a1063c5a6
+	hashSystemHighNode       = 0x01f5a97fea7ff6e8
+	hashSystemHighLongSA     = 0xc51dbb03ede64e2c
 )
