@@ -46,7 +46,7 @@ func (c *Classifier) Classify(a *request.Attributes, out *Result) {
 func (c *Classifier) schemaOf(a *request.Attributes) (*effective.Schema, int, *distinguisher) {
 	if id := c.match(a); id >= 0 {
 		cj := &c.conjunctions[id]
-		return cj.schema, int(cj.index), cj.dist
+		return cj.schema, int(cj.index), &cj.dist
 	}
 	if slices.Contains(a.Groups, effective.MastersGroup) {
 		return c.cfg.MastersBackstop, -1, &c.mastersDist

@@ -14,9 +14,7 @@ type Classifier struct {
 	cfg *effective.Config
 	// conjunctions of all schemas, in schema order then conjunction order: the number of a
 	// conjunction orders it by match preference.
-	conjunctions []conjunction
-	// dists[i] computes the distinguisher of cfg.Schemas[i].
-	dists                  []distinguisher
+	conjunctions           []conjunction
 	mastersDist, catchDist distinguisher
 	index                  index
 	// errs lists conjunctions that could not be compiled (they match nothing).
@@ -26,9 +24,11 @@ type Classifier struct {
 // conjunction is a compiled conjunction of atomic tests.
 type conjunction struct {
 	schema *effective.Schema // the schema of the conjunction, an element of cfg.Schemas
-	dist   *distinguisher    // the schema's distinguisher, an element of Classifier.dists
-	index  int32             // index in the schema's match list
-	tests  []atomicTest
+	// dist is the schema's distinguisher, copied into each of its conjunctions: the matching
+	// conjunction is in cache when Classify needs it.
+	dist  distinguisher
+	index int32 // index in the schema's match list
+	tests []atomicTest
 	// checks are the tests match evaluates: tests minus the one the index filing proves (see
 	// buildIndex).
 	checks []atomicTest
@@ -52,12 +52,12 @@ func Compile(cfg *effective.Config) *Classifier {
 	if cfg == nil {
 		cfg = effective.Compute(nil, nil)
 	}
-	c := &Classifier{cfg: cfg, dists: make([]distinguisher, len(cfg.Schemas))}
+	c := &Classifier{cfg: cfg}
 	patterns := patternCache{}
 	for si, s := range cfg.Schemas {
-		c.dists[si] = c.compileDistinguisher(s, patterns)
+		dist := c.compileDistinguisher(s, patterns)
 		for ci := range s.Match {
-			c.addConjunction(si, ci, patterns)
+			c.addConjunction(si, ci, dist, patterns)
 		}
 	}
 	c.mastersDist = c.compileDistinguisher(cfg.MastersBackstop, patterns)
@@ -66,9 +66,9 @@ func Compile(cfg *effective.Config) *Classifier {
 	return c
 }
 
-// addConjunction compiles conjunction ci of schema si and appends it. c.dists must be allocated
-// (the conjunction points into it).
-func (c *Classifier) addConjunction(si, ci int, patterns patternCache) {
+// addConjunction compiles conjunction ci of schema si, whose distinguisher is dist, and
+// appends it.
+func (c *Classifier) addConjunction(si, ci int, dist distinguisher, patterns patternCache) {
 	s := c.cfg.Schemas[si]
 	if uint64(len(c.conjunctions)) >= math.MaxUint32 {
 		c.errs = append(c.errs, fmt.Errorf("too many conjunctions"))
@@ -84,7 +84,7 @@ func (c *Classifier) addConjunction(si, ci int, patterns patternCache) {
 		}
 		tests = append(tests, t)
 	}
-	c.conjunctions = append(c.conjunctions, conjunction{schema: s, dist: &c.dists[si], index: int32(ci),
+	c.conjunctions = append(c.conjunctions, conjunction{schema: s, dist: dist, index: int32(ci),
 		tests: tests, checks: tests})
 }
 

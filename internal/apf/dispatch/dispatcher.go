@@ -31,8 +31,9 @@ type Dispatcher struct {
 	waitLimit time.Duration
 	guess     time.Duration
 	clock     Clock         // nil: read tsc or the monotonic clock directly
-	tsc       *tsc.Clock    // non-nil: read it directly
-	epoch     time.Time     // with clock == nil and tsc == nil
+	useTSC    bool          // read tsc
+	tsc       tsc.Clock     // a copy: one pointer less to follow per reading
+	epoch     time.Time     // with clock == nil and !useTSC
 	origin    time.Duration // tsc.Elapsed() at New
 	metrics   *metrics.Metrics
 	waiters   sync.Pool // *waiter
@@ -71,7 +72,7 @@ func New(cfg *effective.Config, opts Options) *Dispatcher {
 	case nil:
 		d.clock, d.epoch = nil, time.Now()
 		if c, err := tsc.Default(); err == nil {
-			d.tsc, d.origin = c, c.Elapsed()
+			d.useTSC, d.tsc, d.origin = true, *c, c.Elapsed()
 		}
 	case RealClock:
 		d.clock, d.epoch = nil, time.Now()
@@ -180,9 +181,14 @@ func (d *Dispatcher) runExempt(f *flow, exec func()) {
 // trusted (package tsc), else from the monotonic clock only (time.Since reads just that), or
 // from the Clock given in the Options.
 func (d *Dispatcher) now() time.Duration {
-	if d.tsc != nil {
+	if d.useTSC {
 		return d.tsc.Elapsed() - d.origin
 	}
+	return d.clockNow()
+}
+
+// clockNow is now without the time-stamp counter.
+func (d *Dispatcher) clockNow() time.Duration {
 	if d.clock == nil {
 		return time.Since(d.epoch)
 	}

@@ -20,9 +20,11 @@ type flowTable struct {
 	shift uint       // 64 - log2(len(slots))
 }
 
+// flowSlot holds its flow by value: a request reads the flow right after finding the slot,
+// and one cache line less to fetch shows at a thousand schemas.
 type flowSlot struct {
 	schema *effective.Schema
-	flow   *flow
+	flow   flow
 }
 
 // newFlowTable returns a table sized for n entries.
@@ -39,12 +41,12 @@ func (t *flowTable) start(s *effective.Schema) uint64 {
 	return uint64(uintptr(unsafe.Pointer(s))) * 0x9E3779B97F4A7C15 >> t.shift
 }
 
-// put adds or replaces the flow of s (non-nil); only the builder calls it.
+// put adds or replaces the flow of s (non-nil), copying f; only the builder calls it.
 func (t *flowTable) put(s *effective.Schema, f *flow) {
 	mask := uint64(len(t.slots) - 1)
 	for i := t.start(s); ; i = (i + 1) & mask {
 		if sl := &t.slots[i]; sl.schema == nil || sl.schema == s {
-			sl.schema, sl.flow = s, f
+			sl.schema, sl.flow = s, *f
 			return
 		}
 	}
@@ -59,7 +61,7 @@ func (t *flowTable) get(s *effective.Schema) *flow {
 	for i := t.start(s); ; i = (i + 1) & mask {
 		sl := &t.slots[i]
 		if sl.schema == s {
-			return sl.flow
+			return &sl.flow
 		}
 		if sl.schema == nil {
 			return nil // the table is never full, so every probe ends

@@ -169,15 +169,19 @@ func (h *histogram) observe(d time.Duration) {
 	}
 }
 
-// plainHistogram is a histogram whose owner serializes every access.
+// plainHistogram is a histogram whose owner serializes every access. Its counts are inline,
+// so that an observation touches the Flow's own memory only.
 type plainHistogram struct {
 	bounds   []time.Duration
-	counts   []uint64
 	sumNanos int64
+	counts   [maxBuckets]uint64 // the first len(bounds)+1 are used
 }
 
+// maxBuckets bounds the number of buckets of a plainHistogram, +Inf included.
+const maxBuckets = 16
+
 func newPlainHistogram(bounds []time.Duration) plainHistogram {
-	return plainHistogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+	return plainHistogram{bounds: bounds}
 }
 
 func (h *plainHistogram) observe(d time.Duration) {
@@ -188,8 +192,8 @@ func (h *plainHistogram) observe(d time.Duration) {
 
 // add adds o's observations, of the same bounds, to h.
 func (h *plainHistogram) add(o *plainHistogram) {
-	for i, n := range o.counts {
-		h.counts[i] += n
+	for i := range len(h.bounds) + 1 {
+		h.counts[i] += o.counts[i]
 	}
 	h.sumNanos += o.sumNanos
 }
@@ -204,7 +208,7 @@ func (h *plainHistogram) addAtomic(a *histogram) {
 
 func (h *plainHistogram) count() uint64 {
 	var n uint64
-	for _, c := range h.counts {
+	for _, c := range h.counts[:len(h.bounds)+1] {
 		n += c
 	}
 	return n
@@ -231,6 +235,9 @@ func bucket(bounds []time.Duration, d time.Duration) int {
 }
 
 func bounds(seconds []float64) []time.Duration {
+	if len(seconds)+1 > maxBuckets {
+		panic("metrics: more buckets than maxBuckets") // a programming error, at package init
+	}
 	b := make([]time.Duration, len(seconds))
 	for i, s := range seconds {
 		b[i] = time.Duration(math.Round(s * float64(time.Second)))
