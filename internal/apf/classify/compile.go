@@ -22,16 +22,17 @@ type Classifier struct {
 }
 
 // conjunction is a compiled conjunction of atomic tests.
+//
+// It is 64 bytes, everything Classify reads of a matching conjunction: with thousands of
+// schemas the matching one is rarely in cache, and one cache line is fetched instead of two.
 type conjunction struct {
+	// checks are the tests match evaluates: all of the conjunction's tests until buildIndex
+	// drops the one its filing proves.
+	checks []atomicTest
 	schema *effective.Schema // the schema of the conjunction, an element of cfg.Schemas
-	// dist is the schema's distinguisher, copied into each of its conjunctions: the matching
-	// conjunction is in cache when Classify needs it.
+	// dist is the schema's distinguisher, copied into each of its conjunctions.
 	dist  distinguisher
 	index int32 // index in the schema's match list
-	tests []atomicTest
-	// checks are the tests match evaluates: tests minus the one the index filing proves (see
-	// buildIndex).
-	checks []atomicTest
 }
 
 // accepts reports whether a conjunction that match found through the index accepts a: whether
@@ -85,7 +86,7 @@ func (c *Classifier) addConjunction(si, ci int, dist distinguisher, patterns pat
 		tests = append(tests, t)
 	}
 	c.conjunctions = append(c.conjunctions, conjunction{schema: s, dist: dist, index: int32(ci),
-		tests: tests, checks: tests})
+		checks: tests})
 }
 
 // Config returns the configuration the Classifier was compiled from.

@@ -14,12 +14,9 @@ import (
 
 // distinguisher computes the flow distinguisher of one FlowSchema.
 type distinguisher struct {
+	transform *transform                 // nil without transformation
+	hasher    shufflesharding.FlowHasher // has hashed the schema name
 	source    source
-	transform *transform // nil without transformation
-	// hasher has hashed the schema name once; emptyHash is the flow hash of every request of a
-	// schema without distinguisher (or with an empty one).
-	hasher    shufflesharding.FlowHasher
-	emptyHash uint64
 }
 
 // source is a distinguisher source, compiled from flowv1.DistinguisherSource so that Classify
@@ -33,12 +30,7 @@ const (
 )
 
 // hash returns the flow hash of the schema's flow with distinguisher d.
-func (d *distinguisher) hash(dist string) uint64 {
-	if dist == "" {
-		return d.emptyHash
-	}
-	return d.hasher.Hash(dist)
-}
+func (d *distinguisher) hash(dist string) uint64 { return d.hasher.Hash(dist) }
 
 // of returns the distinguisher of a: the user or the namespace ("" when absent), transformed.
 func (d *distinguisher) of(a *request.Attributes) string {
@@ -66,7 +58,7 @@ func (c *Classifier) compileDistinguisher(s *effective.Schema, patterns patternC
 		return distinguisher{}
 	}
 	hasher := shufflesharding.NewFlowHasher(s.Name)
-	d := distinguisher{hasher: hasher, emptyHash: hasher.Hash("")}
+	d := distinguisher{hasher: hasher}
 	if s.Distinguisher == nil {
 		return d
 	}

@@ -18,8 +18,9 @@
 // user, name, namespace, path, resource, subresource, apiGroup or verb, or superSet on groups
 // (filed under one of the listed groups). A conjunction with no such test (only patterns,
 // negations, or no test at all) goes to an always-checked list. Classify looks up the request's
-// value of each indexed field (and each of its groups) (a field with at most 8 indexed values,
-// such as verb or groups in most configurations, by comparing strings rather than hashing).
+// value of each indexed field (and each of its groups): in an open-addressing hash table
+// built with the configuration, or, for a field with at most 8 indexed values (verb or groups
+// in most configurations), by comparing strings.
 // Each resulting list, and then the always-checked one, is ascending; Classify scans each only
 // below the best accepting number found so far, stopping at its first acceptance, which yields
 // the lowest accepting number overall. A candidate found under a value is not re-tested on

@@ -22,10 +22,10 @@ type index struct {
 const smallIndex = 8
 
 // valueIndex lists conjunctions by value: a short list of entries when there are few values,
-// a map otherwise.
+// a stringTable otherwise.
 type valueIndex struct {
 	small []indexEntry
-	large map[string][]uint32
+	large stringTable // without slots when small is used
 }
 
 type indexEntry struct {
@@ -35,7 +35,7 @@ type indexEntry struct {
 
 func newValueIndex(m map[string][]uint32) valueIndex {
 	if len(m) > smallIndex {
-		return valueIndex{large: m}
+		return valueIndex{large: newStringTable(m)}
 	}
 	var ix valueIndex
 	for v, ids := range m {
@@ -45,12 +45,12 @@ func newValueIndex(m map[string][]uint32) valueIndex {
 }
 
 // empty reports whether nothing is filed.
-func (ix *valueIndex) empty() bool { return len(ix.small) == 0 && len(ix.large) == 0 }
+func (ix *valueIndex) empty() bool { return len(ix.small) == 0 && len(ix.large.slots) == 0 }
 
 // get returns the conjunctions filed under v.
 func (ix *valueIndex) get(v string) []uint32 {
-	if ix.large != nil {
-		return ix.large[v]
+	if len(ix.large.slots) > 0 {
+		return ix.large.get(v)
 	}
 	for i := range ix.small {
 		if ix.small[i].value == v {
@@ -68,12 +68,12 @@ func buildIndex(conjunctions []conjunction) index {
 	for n := range conjunctions {
 		id := uint32(n)
 		cj := &conjunctions[n]
-		t := bestKey(cj.tests)
+		t := bestKey(cj.checks)
 		if t == nil {
 			ix.always = append(ix.always, id)
 			continue
 		}
-		cj.checks = withoutImplied(cj.tests, t)
+		cj.checks = withoutImplied(cj.checks, t)
 		m := byField[t.field]
 		if m == nil {
 			m = map[string][]uint32{}
@@ -89,6 +89,7 @@ func buildIndex(conjunctions []conjunction) index {
 			m[v] = appendOnce(m[v], id)
 		}
 	}
+	compactLists(byField)
 	for f := range numFields {
 		ix.byField[f] = newValueIndex(byField[f])
 		if f != fieldGroups && !ix.byField[f].empty() {
@@ -96,6 +97,25 @@ func buildIndex(conjunctions []conjunction) index {
 		}
 	}
 	return ix
+}
+
+// compactLists moves every list of the maps into one array: with one list per user name, as
+// many small allocations would scatter the lists over the heap, and every request reads one.
+func compactLists(maps [numFields]map[string][]uint32) {
+	total := 0
+	for _, m := range maps {
+		for _, l := range m {
+			total += len(l)
+		}
+	}
+	all := make([]uint32, 0, total)
+	for _, m := range maps {
+		for v, l := range m {
+			start := len(all)
+			all = append(all, l...)
+			m[v] = all[start:len(all):len(all)]
+		}
+	}
 }
 
 // withoutImplied returns the tests of a conjunction filed by key minus key itself when finding
