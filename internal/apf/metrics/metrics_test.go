@@ -167,8 +167,11 @@ apf_operator_request_execution_duration_seconds_count{flow_schema="service-accou
 func TestGuardTakesOneLock(t *testing.T) {
 	f := newFlow("l", "s")
 	var first, second sync.Mutex
-	if !f.Guard(&first) || !f.Guard(&first) {
-		t.Fatal("Guard refused the lock it was given first")
+	if !f.Guard(&first) {
+		t.Fatal("Guard refused the first lock")
+	}
+	if !f.Guard(&first) {
+		t.Fatal("Guard refused, the second time, the lock it was given first")
 	}
 	if f.Guard(&second) {
 		t.Fatal("Guard accepted a second lock")

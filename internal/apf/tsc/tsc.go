@@ -3,6 +3,7 @@ package tsc
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 )
@@ -81,4 +82,13 @@ func reference(base time.Time) (tick int64, mono time.Duration) {
 		}
 	}
 	return tick, mono
+}
+
+// trustedSource reports whether the kernel clocksource named by the contents of
+// clocksourcePath is the TSC.
+func trustedSource(contents string) error {
+	if src := strings.TrimSpace(contents); src != "tsc" {
+		return fmt.Errorf("tsc: the kernel's clocksource is %q, not tsc", src)
+	}
+	return nil
 }
