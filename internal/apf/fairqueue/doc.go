@@ -55,6 +55,13 @@
 // TestDefaultGuessProtectsLightFlows (a heavy flow of 1 s requests and 20 light flows) the
 // light flows' p99 wait is 1.3 s with G = 1 min and 5.2 s with G = 3 ms.
 //
+// # Idle sets
+//
+// Most priority levels are idle most of the time. A request that Start admits to an idle set
+// is not booked into a queue unless another operation on the set comes before its Finish; if
+// none does, the set returns to idle without any queue bookkeeping (see deferred.go and
+// TestDeferredStartIsInvisible, which checks that no decision can tell).
+//
 // A QueueSet is not safe for concurrent use: its owner serializes every call. Times are given
 // as durations since an epoch of the owner's choosing, read from a monotonic clock.
 package fairqueue

@@ -9,6 +9,7 @@ type Request struct {
 
 	queue      *queue
 	prev, next *Request
+	token      uint64 // non-zero: admitted unbooked (see deferred.go)
 }
 
 // Width returns the width of the queue the request is in, or 0 when it is in none.

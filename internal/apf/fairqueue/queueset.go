@@ -43,6 +43,10 @@ type QueueSet struct {
 
 	virtualNow float64       // R at lastSync, virtual nanoseconds
 	lastSync   time.Duration // owner's time of the last advance of R
+
+	deferred  deferredStart // see deferred.go
+	nextToken uint64
+	noDefer   bool // tests compare sets with and without deferred starts
 }
 
 // New returns an empty QueueSet, or the reason cfg cannot be used.
@@ -86,21 +90,29 @@ func (s *QueueSet) SetQueueLengthLimit(n int) { s.cfg.QueueLengthLimit = max(n, 
 func (s *QueueSet) Waiting() int { return s.waiting }
 
 // ExecutingWidth returns the width of the dispatched requests that have not finished.
-func (s *QueueSet) ExecutingWidth() int { return s.executingWidth }
+func (s *QueueSet) ExecutingWidth() int {
+	s.book()
+	return s.executingWidth
+}
 
 // Idle reports whether no request waits or executes.
-func (s *QueueSet) Idle() bool { return s.activeWidth == 0 }
+func (s *QueueSet) Idle() bool {
+	s.book()
+	return s.activeWidth == 0
+}
 
 // Enqueue places r, of the given width (clamped to 1..MaxWidth), in the shortest queue of the
 // hand dealt for flowHash. It returns false, leaving everything unchanged, when that queue
 // already holds QueueLengthLimit waiting requests.
 func (s *QueueSet) Enqueue(now time.Duration, r *Request, flowHash uint64, width int) bool {
+	s.book()
 	q := s.choose(flowHash, width)
 	if q.waiting >= s.cfg.QueueLengthLimit {
 		return false
 	}
 	s.advance(now)
 	s.activate(q)
+	r.token = 0
 	q.push(r)
 	s.waiting++
 	s.waitingByWidth[q.width-1]++
@@ -111,8 +123,15 @@ func (s *QueueSet) Enqueue(now time.Duration, r *Request, flowHash uint64, width
 }
 
 // Start admits r and dispatches it at once, as Enqueue followed by Dispatch would when no
-// request of its width waits in the set; the owner calls it only then. It never rejects.
+// request of its width waits in the set; the owner calls it only then. It never rejects. On
+// an idle set, r's queue is only chosen if another operation comes before its Finish (see
+// deferred.go); until then r.Width() is 0.
 func (s *QueueSet) Start(now time.Duration, r *Request, flowHash uint64, width int) {
+	s.book()
+	if s.startDeferred(now, r, flowHash, width) {
+		return
+	}
+	r.token = 0
 	q := s.choose(flowHash, width)
 	s.advance(now)
 	s.activate(q)
@@ -123,6 +142,7 @@ func (s *QueueSet) Start(now time.Duration, r *Request, flowHash uint64, width i
 // Head returns the request fair queuing dispatches next, or nil when none waits. Its Width
 // tells the owner whether it fits in the free seats.
 func (s *QueueSet) Head() *Request {
+	s.book()
 	if s.index.len() == 0 {
 		return nil
 	}
@@ -132,6 +152,7 @@ func (s *QueueSet) Head() *Request {
 // Dispatch removes the Head request from its queue, counts it as executing and returns it
 // (nil when none waits).
 func (s *QueueSet) Dispatch(now time.Duration) *Request {
+	s.book()
 	if s.index.len() == 0 {
 		return nil
 	}
@@ -148,6 +169,7 @@ func (s *QueueSet) Dispatch(now time.Duration) *Request {
 // Remove takes a waiting request out of its queue (timeout or cancellation). The requests
 // behind it move up; nothing else changes.
 func (s *QueueSet) Remove(now time.Duration, r *Request) {
+	s.book()
 	q := r.queue
 	s.advance(now)
 	q.unlink(r)
@@ -163,6 +185,18 @@ func (s *QueueSet) Remove(now time.Duration, r *Request) {
 // Finish records that the dispatched request r finished after the given service time: the
 // queue's virtual start time is corrected by G - service.
 func (s *QueueSet) Finish(now time.Duration, r *Request, service time.Duration) {
+	if r.token != 0 {
+		token := r.token
+		r.token = 0
+		s.finishDeferred(token, now, service)
+		return
+	}
+	s.book()
+	s.finish(now, r, service)
+}
+
+// finish is Finish for a booked request.
+func (s *QueueSet) finish(now time.Duration, r *Request, service time.Duration) {
 	q := r.queue
 	r.queue = nil
 	s.advance(now)

@@ -18,6 +18,7 @@ type QueueState struct {
 
 // AppendState appends the state of every non-empty queue to states and returns it.
 func (s *QueueSet) AppendState(states []QueueState) []QueueState {
+	s.book()
 	for i := range s.queues {
 		q := &s.queues[i]
 		if q.idle() {
@@ -30,4 +31,7 @@ func (s *QueueSet) AppendState(states []QueueState) []QueueState {
 }
 
 // VirtualTime returns R as of the last event, in virtual seconds.
-func (s *QueueSet) VirtualTime() float64 { return s.virtualNow / float64(time.Second) }
+func (s *QueueSet) VirtualTime() float64 {
+	s.book()
+	return s.virtualNow / float64(time.Second)
+}
