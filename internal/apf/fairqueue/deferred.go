@@ -23,12 +23,12 @@ const (
 
 // deferredStart is the set's one deferred request.
 type deferredStart struct {
-	state deferredState
 	token uint64 // the request's Request.token; never 0
 	hash  uint64
-	width int
 	at    time.Duration
 	q     *queue // when booked
+	width uint8
+	state deferredState
 }
 
 // startDeferred admits r as Start does if the set is idle and reports whether it did.
@@ -38,7 +38,7 @@ func (s *QueueSet) startDeferred(now time.Duration, r *Request, flowHash uint64,
 	}
 	s.nextToken++
 	s.deferred = deferredStart{state: deferredPending, token: s.nextToken, hash: flowHash,
-		width: min(max(width, 1), MaxWidth), at: now}
+		width: uint8(min(max(width, 1), MaxWidth)), at: now}
 	r.queue, r.token = nil, s.nextToken
 	return true
 }
@@ -63,7 +63,7 @@ func (s *QueueSet) book() {
 	if d.state != deferredPending {
 		return
 	}
-	q := s.choose(d.hash, d.width)
+	q := s.choose(d.hash, int(d.width))
 	s.advance(d.at)
 	s.activate(q)
 	s.begin(q)

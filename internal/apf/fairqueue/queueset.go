@@ -30,6 +30,12 @@ type Config struct {
 // QueueSet is the queues of one priority level (see the package doc). Its methods must be
 // serialized by the owner.
 type QueueSet struct {
+	// The fields an idle set's Start and Finish read come first, in one cache line.
+	deferred    deferredStart // see deferred.go
+	nextToken   uint64
+	activeWidth int  // NEQ: widths of the non-idle queues, summed
+	noDefer     bool // tests compare sets with and without deferred starts
+
 	cfg    Config
 	dealer *shufflesharding.Dealer // nil with one queue per width
 	guess  float64                 // G in nanoseconds
@@ -39,14 +45,9 @@ type QueueSet struct {
 	waiting        int
 	waitingByWidth [MaxWidth]int
 	executingWidth int // width of dispatched, unfinished requests
-	activeWidth    int // NEQ: widths of the non-idle queues, summed
 
 	virtualNow float64       // R at lastSync, virtual nanoseconds
 	lastSync   time.Duration // owner's time of the last advance of R
-
-	deferred  deferredStart // see deferred.go
-	nextToken uint64
-	noDefer   bool // tests compare sets with and without deferred starts
 }
 
 // New returns an empty QueueSet, or the reason cfg cannot be used.
