@@ -37,8 +37,11 @@ func (s *QueueSet) startDeferred(now time.Duration, r *Request, flowHash uint64,
 		return false
 	}
 	s.nextToken++
-	s.deferred = deferredStart{state: deferredPending, token: s.nextToken, hash: flowHash,
-		width: uint8(min(max(width, 1), MaxWidth)), at: now}
+	// Field by field: a composite literal is built in a temporary and copied with wide loads
+	// that cannot be forwarded from the temporary's narrow stores, which stalled every start.
+	d := &s.deferred
+	d.token, d.hash, d.at, d.q = s.nextToken, flowHash, now, nil
+	d.width, d.state = uint8(min(max(width, 1), MaxWidth)), deferredPending
 	r.queue, r.token = nil, s.nextToken
 	return true
 }
