@@ -29,7 +29,8 @@ type Result struct {
 // Classify classifies a into out. It allocates nothing in the common case (see the package
 // documentation).
 func (c *Classifier) Classify(a *request.Attributes, out *Result) {
-	schema, conj, dist := c.schemaOf(a)
+	var uh userHash
+	schema, conj, dist := c.schemaOf(a, &uh)
 	d := dist.of(a)
 	// Every field is set, one by one: a composite literal would be built in a temporary and
 	// copied, which costs more than the rest of the assignment.
@@ -38,13 +39,13 @@ func (c *Classifier) Classify(a *request.Attributes, out *Result) {
 	out.Distinguisher = d
 	out.Width = Width(a)
 	out.LongRunning = a.IsLongRunning()
-	out.FlowHash = dist.hash(d)
+	out.FlowHash = dist.hash(d, &uh)
 }
 
 // schemaOf returns the best matching schema, the matching conjunction (-1 for a backstop) and
-// the schema's distinguisher.
-func (c *Classifier) schemaOf(a *request.Attributes) (*effective.Schema, int, *distinguisher) {
-	if id := c.match(a); id >= 0 {
+// the schema's distinguisher; uh as match leaves it.
+func (c *Classifier) schemaOf(a *request.Attributes, uh *userHash) (*effective.Schema, int, *distinguisher) {
+	if id := c.match(a, uh); id >= 0 {
 		cj := &c.conjunctions[id]
 		return cj.schema, int(cj.index), &cj.dist
 	}

@@ -29,8 +29,14 @@ const (
 	sourceNamespace
 )
 
-// hash returns the flow hash of the schema's flow with distinguisher d.
-func (d *distinguisher) hash(dist string) uint64 { return d.hasher.Hash(dist) }
+// hash returns the flow hash of the schema's flow with distinguisher dist, reusing the hash of
+// the user name when dist is that name, untransformed.
+func (d *distinguisher) hash(dist string, uh *userHash) uint64 {
+	if uh.ok && d.source == sourceUser && d.transform == nil {
+		return d.hasher.Combine(uh.h)
+	}
+	return d.hasher.Hash(dist)
+}
 
 // of returns the distinguisher of a: the user or the namespace ("" when absent), transformed.
 func (d *distinguisher) of(a *request.Attributes) string {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
 )
 
 // index files every conjunction, by number, under one positive equality test, or in always.
@@ -26,6 +27,9 @@ const smallIndex = 8
 type valueIndex struct {
 	small []indexEntry
 	large stringTable // without slots when small is used
+	// minID is the lowest conjunction number filed (noMatch when none): a request that already
+	// matched a lower one needs no lookup here.
+	minID uint32
 }
 
 type indexEntry struct {
@@ -34,10 +38,14 @@ type indexEntry struct {
 }
 
 func newValueIndex(m map[string][]uint32) valueIndex {
-	if len(m) > smallIndex {
-		return valueIndex{large: newStringTable(m)}
+	ix := valueIndex{minID: noMatch}
+	for _, ids := range m {
+		ix.minID = min(ix.minID, ids[0]) // lists are ascending and not empty
 	}
-	var ix valueIndex
+	if len(m) > smallIndex {
+		ix.large = newStringTable(m)
+		return ix
+	}
 	for v, ids := range m {
 		ix.small = append(ix.small, indexEntry{value: v, ids: ids})
 	}
@@ -52,6 +60,20 @@ func (ix *valueIndex) get(v string) []uint32 {
 	if len(ix.large.slots) > 0 {
 		return ix.large.get(v)
 	}
+	return ix.getSmall(v)
+}
+
+// getUser is get for the user index: when it hashes the user name, it records the hash in uh.
+func (ix *valueIndex) getUser(v string, uh *userHash) []uint32 {
+	if len(ix.large.slots) > 0 {
+		uh.h, uh.ok = shufflesharding.StringHash(v), true
+		return ix.large.getHashed(v, uh.h)
+	}
+	return ix.getSmall(v)
+}
+
+// getSmall is get without a stringTable.
+func (ix *valueIndex) getSmall(v string) []uint32 {
 	for i := range ix.small {
 		if ix.small[i].value == v {
 			return ix.small[i].ids
@@ -175,19 +197,33 @@ func appendOnce(l []uint32, id uint32) []uint32 {
 // (addConjunction keeps them below math.MaxUint32).
 const noMatch = math.MaxUint32
 
+// userHash is the shufflesharding.StringHash of a request's user name, once match has
+// computed it (ok), for the flow hash of a schema that distinguishes flows by user.
+type userHash struct {
+	h  uint64
+	ok bool
+}
+
 // match returns the number of the first conjunction, in ascending order, that accepts a, or -1.
 // It scans the candidate list of each of a's indexed values, then the always-checked list, each
 // only below the best accepting number found so far: the lowest accepting number overall.
 // Indexed lists go first because always-checked conjunctions are the costlier (patterns,
-// negations) and a good early bound skips them.
-func (c *Classifier) match(a *request.Attributes) int {
+// negations) and a good early bound skips them. An index whose lowest number is not below
+// the best so far is not looked up at all. When the user index hashes a's user, the hash is
+// left in uh.
+func (c *Classifier) match(a *request.Attributes, uh *userHash) int {
 	best := uint32(noMatch)
 	for _, f := range c.index.scalars {
-		if v, ok := value(a, f); ok {
-			best = c.firstBelow(a, c.index.byField[f].get(v), best)
+		ix := &c.index.byField[f]
+		if v, ok := value(a, f); ok && ix.minID < best {
+			if f == fieldUser {
+				best = c.firstBelow(a, ix.getUser(v, uh), best)
+			} else {
+				best = c.firstBelow(a, ix.get(v), best)
+			}
 		}
 	}
-	if groups := &c.index.byField[fieldGroups]; !groups.empty() {
+	if groups := &c.index.byField[fieldGroups]; groups.minID < best {
 		for _, g := range a.Groups {
 			best = c.firstBelow(a, groups.get(g), best)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/classify"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
 )
 
 // The reference classifier: a literal reading of the specification, scanning every schema and
@@ -239,6 +240,9 @@ func compareWithReference(t *testing.T, cfg *effective.Config, c *classify.Class
 	got := refResult{r.Schema.Name, r.Conjunction, r.Distinguisher, r.Width, r.LongRunning}
 	if want := refClassify(cfg, a); got != want {
 		t.Fatalf("request %+v:\n indexed   %+v\n reference %+v", *a, got, want)
+	}
+	if h := shufflesharding.Hash(r.Schema.Name, r.Distinguisher); r.FlowHash != h {
+		t.Fatalf("request %+v: FlowHash = %#x, want Hash(%q, %q) = %#x", *a, r.FlowHash, r.Schema.Name, r.Distinguisher, h)
 	}
 }
 

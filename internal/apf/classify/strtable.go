@@ -5,6 +5,9 @@ import "github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
 // stringTable maps strings to conjunction lists: the form of a valueIndex with many values
 // (user names, namespaces). It is built once per configuration and only read afterwards.
 //
+// Keys are hashed with shufflesharding.StringHash, the hash flow hashes are made of, so that a
+// request whose user is both looked up and its flow distinguisher is hashed once.
+//
 // It is an open-addressing table rather than a Go map because the lookup is on every request
 // and, with a thousand user names, a map lookup cost about a fifth of the request path in
 // profiles (its directory, control words, slots and key bytes are four places to fetch). Here
@@ -23,9 +26,6 @@ type stringSlot struct {
 	ids  []uint32 // nil in an empty slot; never empty in a full one
 }
 
-// tableHasher hashes the keys and the looked-up values.
-var tableHasher = shufflesharding.NewFlowHasher("classify.stringTable")
-
 // newStringTable returns the table of m, whose lists are not empty.
 func newStringTable(m map[string][]uint32) stringTable {
 	size := 2
@@ -37,7 +37,7 @@ func newStringTable(m map[string][]uint32) stringTable {
 	for k, ids := range m {
 		start := len(keys)
 		keys = append(keys, k...)
-		h := tableHasher.Hash(k)
+		h := shufflesharding.StringHash(k)
 		i := h & t.mask
 		for t.slots[i].ids != nil {
 			i = (i + 1) & t.mask
@@ -57,8 +57,10 @@ func keyBytes(m map[string][]uint32) int {
 }
 
 // get returns the list filed under v, or nil.
-func (t *stringTable) get(v string) []uint32 {
-	h := tableHasher.Hash(v)
+func (t *stringTable) get(v string) []uint32 { return t.getHashed(v, shufflesharding.StringHash(v)) }
+
+// getHashed is get for a caller that has v's StringHash h.
+func (t *stringTable) getHashed(v string, h uint64) []uint32 {
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		sl := &t.slots[i]
 		if sl.ids == nil {

@@ -116,12 +116,13 @@ func (d *Dealer) DealIntoHand(hashValue uint64, hand []int) []int {
 	return hand
 }
 
-// Hash returns the 64-bit flow hash of (schema, distinguisher): the schema name is hashed to a
-// seed, and the distinguisher is hashed with that seed (see FlowHasher). Both steps read the
-// string 8 bytes at a time and fold each 64x64-bit product's halves together, in the manner of
-// wyhash's short-input path, so that every bit of the result depends on every input bit. The
-// function has no random seed: it is deterministic across processes and machines (all API
-// servers, and apf-operator explain, deal the same hands), and it allocates nothing.
+// Hash returns the 64-bit flow hash of (schema, distinguisher): the schema name and the
+// distinguisher are each hashed by StringHash, and the two hashes are folded together (see
+// FlowHasher). StringHash reads a string 8 bytes at a time and folds each 64x64-bit product's
+// halves together, in the manner of wyhash's short-input path, so that every bit of the result
+// depends on every input bit. The function has no random seed: it is deterministic across
+// processes and machines (all API servers, and apf-operator explain, deal the same hands),
+// and it allocates nothing.
 func Hash(schema, distinguisher string) uint64 {
 	return NewFlowHasher(schema).Hash(distinguisher)
 }
@@ -133,19 +134,33 @@ const (
 	k2 = 0x8ebc6af09c88c6e3
 )
 
+// stringSeed is StringHash's seed, premix(k2).
+var stringSeed = premix(k2)
+
+// StringHash is the hash Hash applies to a distinguisher (and to the schema name). A caller
+// that hashes a string for its own purpose with it, and then needs the flow hash of that
+// string as a distinguisher, gets it from FlowHasher.Combine without hashing the string again.
+func StringHash(s string) uint64 { return hashString(stringSeed, s) }
+
 // FlowHasher is the state of Hash after the schema name: the flows of one FlowSchema hash
 // only their distinguishers, with Hash(s, d) == NewFlowHasher(s).Hash(d).
 type FlowHasher uint64
 
-// NewFlowHasher hashes the schema name into the seed of its distinguishers' hashes. The seed
-// depends on the length of the name too, so ("ab", "c") and ("a", "bc") differ.
+// NewFlowHasher hashes the schema name into the seed its distinguishers' hashes are folded
+// with. StringHash covers the length of the name too, so ("ab", "c") and ("a", "bc") differ.
 func NewFlowHasher(schema string) FlowHasher {
-	return FlowHasher(premix(hashString(premix(k2), schema)))
+	return FlowHasher(premix(StringHash(schema)))
 }
 
 // Hash returns the flow hash of the schema's flow with the given distinguisher.
 func (f FlowHasher) Hash(distinguisher string) uint64 {
-	return hashString(uint64(f), distinguisher)
+	return f.Combine(StringHash(distinguisher))
+}
+
+// Combine returns the flow hash of the schema's flow whose distinguisher has the StringHash h:
+// Combine(StringHash(d)) == Hash(d).
+func (f FlowHasher) Combine(h uint64) uint64 {
+	return mix(h^k0, uint64(f)^k1)
 }
 
 // premix spreads a seed over all bits before hashString uses it.

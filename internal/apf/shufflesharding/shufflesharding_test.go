@@ -199,6 +199,9 @@ func TestHashValues(t *testing.T) {
 		if got := NewFlowHasher(c.schema).Hash(c.distinguisher); got != c.want {
 			t.Errorf("NewFlowHasher(%q).Hash(%q) = %#x, want %#x", c.schema, c.distinguisher, got, c.want)
 		}
+		if got := NewFlowHasher(c.schema).Combine(StringHash(c.distinguisher)); got != c.want {
+			t.Errorf("NewFlowHasher(%q).Combine(StringHash(%q)) = %#x, want %#x", c.schema, c.distinguisher, got, c.want)
+		}
 	}
 }
 
@@ -264,14 +267,15 @@ func BenchmarkHashAndDeal(b *testing.B) {
 	}
 }
 
-// Flow hashes of the word-at-a-time hash (the first release used FNV-1a); see TestHashValues.
+// Flow hashes of the word-at-a-time hash with the distinguisher's StringHash folded into the
+// schema's seed (the first release used FNV-1a); see TestHashValues.
 // The cases cover every load path: empty, 2 bytes, 6, 9, 21 and 56.
 const (
-	hashWorkloadHighTenant42 = 0x78651de803598997
-	hashSEmpty               = 0xcdfce303e17d8faf
-	hashEmptyEmpty           = 0x4de09908779379eb
-	hashWorkloadLowAB        = 0x0a1585dd9edd46ec
-	hashWorkloadLowTeamA     = 0x73da507a1063c5a6
-	hashSystemHighNode       = 0x01f5a97fea7ff6e8
-	hashSystemHighLongSA     = 0xc51dbb03ede64e2c
+	hashWorkloadHighTenant42 = 0x736dca675b14a1f5
+	hashSEmpty               = 0x1711a09a87f49d0d
+	hashEmptyEmpty           = 0xd3d5ca22b95acd1e
+	hashWorkloadLowAB        = 0x0142dc68f916d440
+	hashWorkloadLowTeamA     = 0x8afa3d58e9a681ea
+	hashSystemHighNode       = 0x61273f674a9433ea
+	hashSystemHighLongSA     = 0xa11f7f59790fada7
 )
