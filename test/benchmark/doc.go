@@ -25,5 +25,6 @@
 //     See overload.go.
 //
 // Run with `make bench` (BENCH_COUNT=n for medians of n runs), which pipes the output through
-// cmd/benchtable; one run takes about a minute on two cores.
+// cmd/benchtable; one run, measuring every case once, takes about a minute on two cores, and
+// the runs follow one another so that each case's samples are spread over the whole session.
 package benchmark

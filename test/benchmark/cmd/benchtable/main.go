@@ -2,7 +2,9 @@
 // stdin and prints one Markdown table: per case and metric, the values of this project's
 // engine (ours), upstream Kubernetes APF (upstream) and a plain semaphore (semaphore), the
 // ratios ours/upstream and ours/semaphore, and whether ours meets the goals of issue 5.
-// With -count > 1, each value is the median of the runs.
+// With several runs (-count > 1, or the output of several `go test` runs concatenated, as
+// make bench does), each value is the median of the runs, and a list after the table gives the
+// uncontended ours/semaphore ratio of each run.
 //
 // Usage:
 //

@@ -50,6 +50,9 @@ func (c *Case) Value(impl, unit string) (float64, bool) {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
 }
 
+// Samples returns the samples of impl in unit, in the order read.
+func (c *Case) Samples(impl, unit string) []float64 { return c.samples[impl][unit] }
+
 // Units returns the units measured for the case, in first-seen order.
 func (c *Case) Units() []string { return c.unitOrder }
 

@@ -63,7 +63,7 @@ var (
 		{unit: "heavy-fair-share"}, {unit: "req/s"}, {unit: "peak-exec"}}
 	rows = map[string][]row{
 		"Uncontended": {
-			{unit: "ns/op", goals: []goal{ratioAtMost(implUpstream, 0.5), ratioAtMost(implSemaphore, 3)}},
+			{unit: "ns/op", goals: []goal{ratioAtMost(implUpstream, 0.5), ratioAtMost(implSemaphore, semaphoreLimit)}},
 			{unit: "B/op"},
 			{unit: "allocs/op", goals: []goal{oursAtMost(0)}},
 		},
@@ -142,6 +142,41 @@ func Render(w io.Writer, res *Results) error {
 	if err == nil && len(t.notMet) > 0 {
 		_, err = fmt.Fprintf(w, "Not met: %s.\n", strings.Join(t.notMet, "; "))
 	}
+	if err == nil {
+		err = renderPerRun(w, res)
+	}
+	return err
+}
+
+// semaphoreLimit is the goal for ours' uncontended ns/op as a multiple of the semaphore's.
+const semaphoreLimit = 3
+
+// renderPerRun writes, for each Uncontended case measured more than once for both ours and
+// the semaphore, the ratio of the two in each run, pairing their samples in the order read
+// (make bench runs every case once per run), and how many runs meet the goal: the medians
+// above can hide a run that does not.
+func renderPerRun(w io.Writer, res *Results) error {
+	var lines []string
+	for _, c := range res.Cases {
+		ours, sem := c.Samples(implOurs, "ns/op"), c.Samples(implSemaphore, "ns/op")
+		if c.Bench != "Uncontended" || len(ours) < 2 || len(ours) != len(sem) {
+			continue
+		}
+		ratios, met := make([]string, len(ours)), 0
+		for i := range ours {
+			r := ours[i] / sem[i]
+			ratios[i] = ratioText(r, sem[i] > 0)
+			if sem[i] > 0 && r <= semaphoreLimit {
+				met++
+			}
+		}
+		lines = append(lines, fmt.Sprintf("- %s: %s (%d of %d runs <= %dx)", strings.ReplaceAll(c.Config, "/", " "),
+			strings.Join(ratios, ", "), met, len(ours), semaphoreLimit))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nUncontended ours/semaphore ns/op in each run:\n%s\n", strings.Join(lines, "\n"))
 	return err
 }
 
