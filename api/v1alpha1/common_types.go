@@ -22,6 +22,29 @@ const (
 	// but is ignored (duplicate level or invalid spec); the FlowSchema matches nothing.
 	ReasonRequestPriorityNotInEffect = "RequestPriorityNotInEffect"
 
+	// ConditionProjected is True when the object is enforced by kube-apiserver through its
+	// projection onto flowcontrol.apiserver.k8s.io/v1 (status.nativeName names the native
+	// object), False when it cannot be projected exactly or is not in effect (the reason and
+	// message say why and name the field). Absent when enforcement is "none".
+	ConditionProjected = "Projected"
+
+	// ReasonProjected: the native object carries exactly this object's meaning.
+	ReasonProjected = "Projected"
+	// ReasonNotExpressible: the native API cannot express this object exactly (a name test, a
+	// pattern over an unbounded domain, a distinguisher transformation, ...); the message names
+	// the field. Nothing is projected, rather than a broader or narrower rule.
+	ReasonNotExpressible = "NotExpressible"
+	// ReasonNotInEffect: the object is not in effect (see Ready), so it is not projected.
+	ReasonNotInEffect = "NotInEffect"
+	// ReasonNameConflict: a native object with the projected name exists and is not the
+	// operator's; the operator never touches it, so this object is not projected.
+	ReasonNameConflict = "NameConflict"
+	// ReasonRequestPriorityNotProjected: the FlowSchema's RequestPriority is not projected.
+	ReasonRequestPriorityNotProjected = "RequestPriorityNotProjected"
+	// ReasonPrecedenceExhausted: more FlowSchemas are in effect than native matching
+	// precedences are available between kube-apiserver's kept schemas and service-accounts.
+	ReasonPrecedenceExhausted = "PrecedenceExhausted"
+
 	// LabelManagedBy marks the objects the operator created (the default objects).
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	// ManagedByValue is the value of LabelManagedBy on objects the operator created.
@@ -29,6 +52,10 @@ const (
 	// AnnotationAutoUpdate: while "true" on an object the operator created, the operator
 	// restores the default spec if it drifts; "false" hands the object to the user.
 	AnnotationAutoUpdate = "flowcontrol.apf-operator.io/autoupdate-spec"
+	// AnnotationSource names, on a native flowcontrol.apiserver.k8s.io/v1 object the operator
+	// owns, the object it was projected from: "<Kind>/<name>" (RequestPriority/system-high,
+	// FlowSchema/tenant-a; backstops name themselves the same way).
+	AnnotationSource = "flowcontrol.apf-operator.io/source"
 
 	// ExemptPriorityLevel is the logically highest priority level: its requests are never
 	// queued and never counted against the server concurrency limit.

@@ -195,6 +195,12 @@ type FlowSchemaStatus struct {
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// nativeName is the name of the flowcontrol.apiserver.k8s.io/v1 FlowSchema this object is
+	// projected onto (condition Projected tells whether it is). Empty when the operator does
+	// not project (enforcement none) or the object is not projected.
+	// +optional
+	NativeName string `json:"nativeName,omitempty"`
 }
 
 // FlowSchema assigns matching requests to a RequestPriority and splits them into flows.
@@ -206,6 +212,8 @@ type FlowSchemaStatus struct {
 // +kubebuilder:printcolumn:name="RequestPriority",type=string,JSONPath=`.spec.requestPriority.name`
 // +kubebuilder:printcolumn:name="Distinguisher",type=string,JSONPath=`.spec.flowDistinguisher.source`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
+// +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type FlowSchema struct {
 	metav1.TypeMeta `json:",inline"`

@@ -8,6 +8,7 @@ import (
 // server's concurrency is assured and how its requests queue.
 //
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !(has(self.assuredConcurrencyShares) || has(self.queuesPerWidth) || has(self.handSize) || has(self.queueLengthLimit))",message="priorityLevel 0 is the exempt level and takes no queuing fields: remove assuredConcurrencyShares, queuesPerWidth, handSize and queueLengthLimit, or use a priorityLevel above 0"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !(has(self.lendablePercent) || has(self.borrowingLimitPercent))",message="priorityLevel 0 is the exempt level and neither lends nor borrows: remove lendablePercent and borrowingLimitPercent, or use a priorityLevel above 0"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.assuredConcurrencyShares)",message="assuredConcurrencyShares is required when priorityLevel > 0: set it (for example 10)"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queuesPerWidth)",message="queuesPerWidth is required when priorityLevel > 0: set it (for example 64, with a handSize)"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queueLengthLimit)",message="queueLengthLimit is required when priorityLevel > 0: set it (for example 50)"
@@ -60,6 +61,25 @@ type RequestPrioritySpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000
 	QueueLengthLimit *int32 `json:"queueLengthLimit,omitempty"`
+
+	// lendablePercent is the part of this level's nominal concurrency that other levels may
+	// borrow while this level does not use it, as kube-apiserver's
+	// PriorityLevelConfiguration.spec.limited.lendablePercent; projected onto it. Absent: 0.
+	// Allowed only when priorityLevel > 0. Range 0 to 100.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	LendablePercent *int32 `json:"lendablePercent,omitempty"`
+
+	// borrowingLimitPercent caps how much concurrency this level may borrow from others, as a
+	// percentage of its own nominal concurrency, as kube-apiserver's
+	// PriorityLevelConfiguration.spec.limited.borrowingLimitPercent; projected onto it. Absent:
+	// no limit. Allowed only when priorityLevel > 0. At least 0; values above 100 are allowed
+	// (up to 1,000,000).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	BorrowingLimitPercent *int32 `json:"borrowingLimitPercent,omitempty"`
 }
 
 // RequestPriorityStatus is what the operator observed about a RequestPriority.
@@ -85,6 +105,13 @@ type RequestPriorityStatus struct {
 	// (for example "0.0714"). Empty for the exempt level.
 	// +optional
 	AssuredConcurrencyFraction string `json:"assuredConcurrencyFraction,omitempty"`
+
+	// nativeName is the name of the flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration
+	// this object is projected onto (condition Projected tells whether it is); "exempt" for the
+	// exempt level, which is kube-apiserver's own mandatory exempt level. Empty when the
+	// operator does not project (enforcement none) or the object is not projected.
+	// +optional
+	NativeName string `json:"nativeName,omitempty"`
 }
 
 // RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas
@@ -101,6 +128,8 @@ type RequestPriorityStatus struct {
 // +kubebuilder:printcolumn:name="QueueLimit",type=integer,JSONPath=`.spec.queueLengthLimit`
 // +kubebuilder:printcolumn:name="Schemas",type=integer,JSONPath=`.status.flowSchemas`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
+// +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type RequestPriority struct {
 	metav1.TypeMeta `json:",inline"`

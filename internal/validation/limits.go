@@ -13,6 +13,11 @@ const (
 	MaxQueuesPerWidth = 4096
 	// MaxQueueLengthLimit is the largest spec.queueLengthLimit.
 	MaxQueueLengthLimit = 100_000
+	// MaxLendablePercent is the largest spec.lendablePercent (kube-apiserver's limit).
+	MaxLendablePercent = 100
+	// MaxBorrowingLimitPercent is the largest spec.borrowingLimitPercent. kube-apiserver sets
+	// no upper bound; this one keeps the CRD's schema finite.
+	MaxBorrowingLimitPercent = 1_000_000
 	// MaxConjunctions is the most conjunctions in spec.match.
 	MaxConjunctions = 64
 	// MaxAtomicTests is the most atomic tests in one conjunction.

@@ -40,10 +40,12 @@ func exemptLevelFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) 
 		{"queuesPerWidth", spec.QueuesPerWidth != nil},
 		{"handSize", spec.HandSize != nil},
 		{"queueLengthLimit", spec.QueueLengthLimit != nil},
+		{"lendablePercent", spec.LendablePercent != nil},
+		{"borrowingLimitPercent", spec.BorrowingLimitPercent != nil},
 	} {
 		if f.set {
 			errs = append(errs, field.Forbidden(fldPath.Child(f.name), fmt.Sprintf(
-				"priorityLevel 0 is the exempt level and takes no queuing fields: remove %s, or use a priorityLevel above 0", f.name)))
+				"priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove %s, or use a priorityLevel above 0", f.name)))
 		}
 	}
 	return errs
@@ -58,7 +60,18 @@ func queuingFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) fiel
 		1, MaxQueuesPerWidth, "for example 64, with a handSize")...)
 	errs = append(errs, requiredInRange(spec.QueueLengthLimit, fldPath.Child("queueLengthLimit"),
 		1, MaxQueueLengthLimit, "for example 50")...)
+	errs = append(errs, optionalInRange(spec.LendablePercent, fldPath.Child("lendablePercent"), 0, MaxLendablePercent)...)
+	errs = append(errs, optionalInRange(spec.BorrowingLimitPercent, fldPath.Child("borrowingLimitPercent"),
+		0, MaxBorrowingLimitPercent)...)
 	return append(errs, handSize(spec, fldPath)...)
+}
+
+// optionalInRange checks a field that may be absent.
+func optionalInRange(v *int32, p *field.Path, lo, hi int32) field.ErrorList {
+	if v == nil || (*v >= lo && *v <= hi) {
+		return nil
+	}
+	return field.ErrorList{field.Invalid(p, *v, fmt.Sprintf("must be between %d and %d", lo, hi))}
 }
 
 // requiredInRange checks a field that a non-exempt level requires.

@@ -86,6 +86,20 @@ func TestRequestPrioritySpec(t *testing.T) {
 		{"hand of 64 over 4096 queues", with(func(s *v1alpha1.RequestPrioritySpec) {
 			s.QueuesPerWidth, s.HandSize = ptr.To[int32](4096), ptr.To[int32](64)
 		}), field.ErrorList{field.Invalid(specPath.Child("handSize"), int32(64), "ff(queuesPerWidth=4096, handSize=64)")}},
+		{"valid lending and borrowing", with(func(s *v1alpha1.RequestPrioritySpec) {
+			s.LendablePercent, s.BorrowingLimitPercent = ptr.To[int32](100), ptr.To[int32](250)
+		}), nil},
+		{"lendable percent out of range", with(func(s *v1alpha1.RequestPrioritySpec) {
+			s.LendablePercent, s.BorrowingLimitPercent = ptr.To[int32](101), ptr.To[int32](-1)
+		}), field.ErrorList{
+			field.Invalid(specPath.Child("lendablePercent"), int32(101), "between 0 and 100"),
+			field.Invalid(specPath.Child("borrowingLimitPercent"), int32(-1), "between 0 and 1000000"),
+		}},
+		{"exempt level with borrowing fields", &v1alpha1.RequestPrioritySpec{PriorityLevel: 0,
+			LendablePercent: ptr.To[int32](10), BorrowingLimitPercent: ptr.To[int32](10)}, field.ErrorList{
+			field.Forbidden(specPath.Child("lendablePercent"), "remove lendablePercent, or use a priorityLevel above 0"),
+			field.Forbidden(specPath.Child("borrowingLimitPercent"), "remove borrowingLimitPercent"),
+		}},
 		{"hand judged only with valid queues", with(func(s *v1alpha1.RequestPrioritySpec) {
 			s.QueuesPerWidth, s.HandSize = ptr.To[int32](-3), ptr.To[int32](90)
 		}), field.ErrorList{field.Invalid(specPath.Child("queuesPerWidth"), int32(-3), "between 1 and 4096")}},

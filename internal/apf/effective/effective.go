@@ -55,6 +55,10 @@ type Priority struct {
 	QueuesPerWidth   int32
 	HandSize         int32
 	QueueLengthLimit int32
+	// LendablePercent and BorrowingLimitPercent are projected onto kube-apiserver's native
+	// level (the in-process filter does not borrow); BorrowingLimitPercent nil is no limit.
+	LendablePercent       int32
+	BorrowingLimitPercent *int32
 	// Backstop is true for an implicit backstop level (no API object).
 	Backstop bool
 }
@@ -173,7 +177,18 @@ func priorityFromSpec(name string, s *flowv1.RequestPrioritySpec) *Priority {
 		QueuesPerWidth:   deref(s.QueuesPerWidth),
 		HandSize:         deref(s.HandSize),
 		QueueLengthLimit: deref(s.QueueLengthLimit),
+		LendablePercent:  deref(s.LendablePercent),
+		// copied: the Config must not share memory with the objects it was computed from
+		BorrowingLimitPercent: copyPtr(s.BorrowingLimitPercent),
 	}
+}
+
+func copyPtr(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 func deref(p *int32) int32 {

@@ -1,0 +1,74 @@
+// Package native projects the effective APF configuration onto kube-apiserver's own flow
+// control, the flowcontrol.apiserver.k8s.io/v1 PriorityLevelConfiguration and FlowSchema
+// objects, so that the cluster's API servers enforce it. It is pure: Project takes the effective
+// configuration and the native objects that exist and returns the native objects that should
+// exist plus, for every RequestPriority and FlowSchema, whether it is projected and why not.
+// The projection controller applies the objects; the status reconcilers report the results;
+// `apf-operator validate --target native` reports the same results offline.
+//
+// # Exact or not at all
+//
+// A FlowSchema is projected only when the native rules accept exactly the requests its match
+// accepts; otherwise nothing is projected for it (never a broader or narrower rule) and it
+// reports Projected=False, reason NotExpressible, with the field path. Per conjunction, the
+// tests of each field are reduced to "every value" or a finite set of values:
+//   - equals / inSet give a finite set; a pattern gives one when its language is finite
+//     ("^(get|list)$", "kube-(system|public)") or every value (".*");
+//   - every other test on a field with a finite set (negations included, patterns of any
+//     kind) filters that set by evaluating the test on each value, which is exact;
+//   - a negation on a field whose domain is finite is applied to the domain: the verbs of
+//     resource requests (get, list, watch, create, update, patch, delete, deletecollection,
+//     proxy);
+//   - superSet of one group is a group subject.
+//
+// The conjunction then becomes one native rule: subjects (users, or one group, or everyone),
+// a resource rule (verbs × apiGroups × resource[/subresource] × namespaces / cluster scope)
+// and a non-resource rule (verbs × nonResourceURLs). Not expressible, with the reason in the
+// message: a test on name; a pattern or negation over an unbounded domain (user names,
+// groups, paths, the HTTP methods of non-resource requests); users and a group in one
+// conjunction (native subjects are OR-ed); superSet of two or more groups; a resource
+// constrained without its subresource or the reverse (native rules name "pods" and
+// "pods/status" separately: add `equals {field: subresource, value: ""}` for the object
+// itself); a namespace that is not a DNS label; a literal "*" (a native wildcard); a path
+// equality (a native path also accepts everything below it: write
+// `patternMatch {field: path, pattern: "/healthz(/.*)?"}`, projected as "/healthz", or
+// "/apis/.*", projected as "/apis/*"); a non-resource verb other than get, patch or delete
+// that is not `*`; a flow distinguisher transformation. A pattern's "." does not match a
+// newline, while "every value" does: attribute values with a newline are treated as absent.
+//
+// # Levels
+//
+// A RequestPriority of level 0 maps onto kube-apiserver's mandatory PriorityLevelConfiguration
+// `exempt` (only that name may be of type Exempt): no object is written for it, and FlowSchemas
+// that refer to it refer to `exempt`. Any other level becomes a Limited
+// PriorityLevelConfiguration: nominalConcurrencyShares = assuredConcurrencyShares,
+// lendablePercent (0 when absent), borrowingLimitPercent (no limit when absent), and
+// limitResponse Queue{queues: queuesPerWidth, handSize (1 for a single queue),
+// queueLengthLimit}. kube-apiserver keeps one queue set per level and counts a request's width
+// as seats in it, so the two per-width queue sets of the in-process filter become one set of
+// queuesPerWidth queues. A hand that kube-apiserver's shuffle sharder rejects
+// (ceil(log2(queues) × handSize) > 60) is not expressible.
+//
+// # Order
+//
+// FlowSchemas in effect are ordered by (matchingPriority, name) and get distinct matching
+// precedences in [MinPrecedence, MaxPrecedence-1], after kube-apiserver's suggested schemas
+// that protect the control plane (probes, leader election, nodes, controller manager,
+// scheduler, kube-system service accounts: 2 to 900) and before its service-accounts (9000),
+// global-default (9900) and catch-all (10000). The backstop FlowSchema non-top-backstop is
+// projected at MaxPrecedence and matches every request, so those three are never reached.
+// Precedences already assigned are kept while they still fit the order, so adding one
+// FlowSchema rewrites only that one. The backstop for system:masters is not projected: it is
+// mirrored by kube-apiserver's mandatory `exempt` FlowSchema (precedence 1), which takes every
+// request of system:masters first.
+//
+// # Names and ownership
+//
+// The native object of RequestPriority or FlowSchema X is named "apf-X" (truncated with a hash
+// when longer than 253 characters); backstops are "apf.<name>", a form no API object's
+// projection takes. Every native object the operator writes carries the label
+// app.kubernetes.io/managed-by=apf-operator and the annotation
+// flowcontrol.apf-operator.io/source=<Kind>/<name>; only such objects are ever updated or
+// deleted. An existing native object with the projected name and without the label is left
+// alone and its source reports NameConflict.
+package native

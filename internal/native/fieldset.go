@@ -1,0 +1,70 @@
+package native
+
+import (
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// valueSet is what a conjunction allows for one scalar field: every value, or a finite set.
+type valueSet struct {
+	all    bool
+	values []string
+}
+
+func (s valueSet) empty() bool { return !s.all && len(s.values) == 0 }
+
+// constrain reduces the tests of one field to a valueSet. domain is the finite set of values
+// the field can take in the part being compiled, or nil when it is unbounded. The result is
+// exact: it holds a present value v iff every test accepts v (values with a newline aside,
+// see the package doc).
+func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
+	set, rest := valueSet{all: true}, []*test{}
+	for _, t := range tests { // finite positives first: they bound the set
+		if lang, ok := t.language(); ok && lang.finite && !t.negate {
+			set = intersect(set, lang.values)
+			continue
+		}
+		rest = append(rest, t)
+	}
+	for _, t := range rest {
+		lang, known := t.language()
+		switch {
+		case known && lang.all && !t.negate:
+			continue // accepts every value
+		case known && lang.all && t.negate:
+			return valueSet{}, nil // accepts no value
+		case set.all && domain == nil:
+			return set, unbounded(t)
+		case set.all:
+			set = valueSet{values: slices.Clone(domain)}
+		}
+		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
+	}
+	return set, nil
+}
+
+func intersect(s valueSet, values []string) valueSet {
+	if s.all {
+		return valueSet{values: dedupe(slices.Clone(values))}
+	}
+	return valueSet{values: slices.DeleteFunc(s.values, func(v string) bool { return !slices.Contains(values, v) })}
+}
+
+// unbounded explains a test that leaves an unbounded set of values the native API cannot list.
+func unbounded(t *test) *field.Error {
+	what := "a negation"
+	switch {
+	case t.re != nil && !t.negate:
+		what = fmt.Sprintf("pattern %q accepts an unbounded set of values", t.pattern)
+	case t.re != nil:
+		what = fmt.Sprintf("the negated pattern %q accepts an unbounded set of values", t.pattern)
+	default:
+		what += " accepts an unbounded set of values"
+	}
+	return field.Invalid(t.path, t.operand(), fmt.Sprintf(
+		"not expressible natively: on field %s, %s, and native rules can only list values; "+
+			"use equals or inSet (or a pattern of finitely many values) on %s, or add a positive test that bounds it",
+		t.field, what, t.field))
+}

@@ -1,0 +1,61 @@
+package native
+
+import (
+	"fmt"
+	"math"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+)
+
+// maxHashBits is kube-apiserver's shuffle-sharding limit: ceil(log2(queues) × handSize) bits.
+const maxHashBits = 60
+
+// priorityLevel returns the native level of a non-exempt level, or why it cannot be expressed.
+func priorityLevel(p *effective.Priority, name string) (*flowcontrolv1.PriorityLevelConfiguration, *field.Error) {
+	queues, hand := p.QueuesPerWidth, p.HandSize
+	if queues <= 1 {
+		queues, hand = 1, 1
+	}
+	if bits := requiredEntropyBits(queues, hand); bits > maxHashBits {
+		return nil, field.Invalid(field.NewPath("spec", "handSize"), p.HandSize, fmt.Sprintf(
+			"not expressible natively: kube-apiserver deals hands of at most %d bits and ceil(log2(queues=%d) × "+
+				"handSize=%d) = %d; lower handSize or queuesPerWidth", maxHashBits, queues, hand, bits))
+	}
+	shares, lendable := p.Shares, p.LendablePercent
+	source := KindRequestPriority
+	meta := ownedMeta(name, source, p.Name)
+	return &flowcontrolv1.PriorityLevelConfiguration{
+		TypeMeta:   typeMeta("PriorityLevelConfiguration"),
+		ObjectMeta: meta,
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{
+			Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
+				NominalConcurrencyShares: &shares,
+				LendablePercent:          &lendable,
+				BorrowingLimitPercent:    copyInt32(p.BorrowingLimitPercent),
+				LimitResponse: flowcontrolv1.LimitResponse{
+					Type: flowcontrolv1.LimitResponseTypeQueue,
+					Queuing: &flowcontrolv1.QueuingConfiguration{
+						Queues: queues, HandSize: hand, QueueLengthLimit: p.QueueLengthLimit,
+					},
+				},
+			},
+		},
+	}, nil
+}
+
+// requiredEntropyBits is kube-apiserver's shufflesharding.RequiredEntropyBits.
+func requiredEntropyBits(deck, hand int32) int {
+	return int(math.Ceil(math.Log2(float64(deck)) * float64(hand)))
+}
+
+func copyInt32(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

@@ -1,0 +1,73 @@
+package native
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+// FieldManager is the server-side apply field manager of every native object the operator writes.
+const FieldManager = "apf-operator"
+
+// Source kinds, as they appear in the source annotation.
+const (
+	KindRequestPriority = "RequestPriority"
+	KindFlowSchema      = "FlowSchema"
+)
+
+// ExemptLevelName is kube-apiserver's mandatory exempt PriorityLevelConfiguration, onto which
+// every level-0 RequestPriority is projected.
+const ExemptLevelName = flowcontrolv1.PriorityLevelConfigurationNameExempt
+
+// Matching precedences of projected FlowSchemas: after kube-apiserver's suggested schemas that
+// protect the control plane (at most 900) and before service-accounts (9000).
+const (
+	MinPrecedence = 1000
+	// MaxPrecedence is the backstop non-top-backstop's; actual FlowSchemas take the ones below.
+	MaxPrecedence = 8999
+)
+
+const (
+	objectPrefix   = "apf-"
+	backstopPrefix = "apf."
+	maxNameLength  = 253
+)
+
+// NativeName is the name of the native object projected from the API object name.
+func NativeName(name string) string { return bounded(objectPrefix + name) }
+
+// backstopName is the name of the native object projected from a backstop: a form no API
+// object's projection takes, since those all start with "apf-".
+func backstopName(name string) string { return bounded(backstopPrefix + name) }
+
+// bounded keeps a name within 253 characters, ending it with a hash of the whole when cut.
+func bounded(name string) string {
+	if len(name) <= maxNameLength {
+		return name
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	return fmt.Sprintf("%s-%08x", name[:maxNameLength-9], h.Sum32())
+}
+
+// Source is the value of the source annotation for an object of kind and name.
+func Source(kind, name string) string { return kind + "/" + name }
+
+// Owned reports whether a native object belongs to the operator: it carries the managed-by
+// label and a source annotation. Only owned objects are ever updated or deleted.
+func Owned(obj metav1.Object) bool {
+	return obj.GetLabels()[flowv1.LabelManagedBy] == flowv1.ManagedByValue &&
+		obj.GetAnnotations()[flowv1.AnnotationSource] != ""
+}
+
+func ownedMeta(name, kind, source string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{flowv1.LabelManagedBy: flowv1.ManagedByValue},
+		Annotations: map[string]string{flowv1.AnnotationSource: Source(kind, source)},
+	}
+}

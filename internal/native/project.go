@@ -1,0 +1,182 @@
+package native
+
+import (
+	"fmt"
+	"sort"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+)
+
+// Existing holds the native objects in the cluster, owned by the operator or not.
+type Existing struct {
+	PriorityLevels []flowcontrolv1.PriorityLevelConfiguration
+	FlowSchemas    []flowcontrolv1.FlowSchema
+}
+
+// Result is the projection of one RequestPriority or FlowSchema.
+type Result struct {
+	// Projected is true when NativeName carries exactly the object's meaning.
+	Projected bool
+	// Reason is one of flowv1.ReasonProjected, ReasonNotExpressible, ReasonNotInEffect,
+	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted.
+	Reason  string
+	Message string
+	// NativeName names the native object (set only when projected).
+	NativeName string
+}
+
+// Plan is the projection of an effective configuration: the native objects the cluster should
+// hold, the owned ones it should no longer hold, and a Result for every API object.
+type Plan struct {
+	// PriorityLevels and FlowSchemas are the owned native objects that should exist, by name.
+	PriorityLevels []flowcontrolv1.PriorityLevelConfiguration
+	FlowSchemas    []flowcontrolv1.FlowSchema
+	// StalePriorityLevels and StaleFlowSchemas name owned native objects to delete.
+	StalePriorityLevels []string
+	StaleFlowSchemas    []string
+	// RequestPriorities and FlowSchemaResults hold the Result of every API object, by name.
+	RequestPriorities map[string]Result
+	FlowSchemaResults map[string]Result
+}
+
+// Project computes the projection of cfg given the native objects that exist. It does not
+// modify its arguments and never fails: what cannot be projected is reported in the Results.
+func Project(cfg *effective.Config, existing Existing) *Plan {
+	pr := &projector{
+		plan: &Plan{
+			RequestPriorities: make(map[string]Result, len(cfg.RequestPriorityStatus)),
+			FlowSchemaResults: make(map[string]Result, len(cfg.FlowSchemaStatus)),
+		},
+		levelNames: map[*effective.Priority]string{},
+		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
+		fss:        map[string]*flowcontrolv1.FlowSchema{},
+	}
+	for i := range existing.PriorityLevels {
+		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
+	}
+	for i := range existing.FlowSchemas {
+		pr.fss[existing.FlowSchemas[i].Name] = &existing.FlowSchemas[i]
+	}
+	pr.notInEffect(cfg.RequestPriorityStatus, pr.plan.RequestPriorities)
+	pr.notInEffect(cfg.FlowSchemaStatus, pr.plan.FlowSchemaResults)
+	for _, p := range cfg.Priorities {
+		pr.projectLevel(p)
+	}
+	pr.projectSchemas(cfg)
+	pr.findStale()
+	return pr.plan
+}
+
+type projector struct {
+	plan       *Plan
+	levelNames map[*effective.Priority]string // native level of each projected level
+	plcs       map[string]*flowcontrolv1.PriorityLevelConfiguration
+	fss        map[string]*flowcontrolv1.FlowSchema
+}
+
+func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[string]Result) {
+	for name, st := range statuses {
+		if !st.InEffect {
+			out[name] = Result{Reason: flowv1.ReasonNotInEffect, Message: fmt.Sprintf(
+				"not projected: the object is not in effect (Ready reason %s)", st.Reason)}
+		}
+	}
+}
+
+// projectLevel projects one level in effect.
+func (pr *projector) projectLevel(p *effective.Priority) {
+	if p.Exempt() {
+		pr.levelNames[p] = ExemptLevelName
+		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, Result{Projected: true, Reason: flowv1.ReasonProjected,
+			NativeName: ExemptLevelName, Message: "projected onto kube-apiserver's mandatory exempt " +
+				"PriorityLevelConfiguration (level 0 is exempt; only that native level may be)"})
+		return
+	}
+	name := NativeName(p.Name)
+	if p.Backstop {
+		name = backstopName(p.Name)
+	}
+	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name); conflict {
+		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
+		return
+	}
+	plc, err := priorityLevel(p, name)
+	if err != nil {
+		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
+		return
+	}
+	pr.levelNames[p] = name
+	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
+	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, projected("PriorityLevelConfiguration", name))
+}
+
+// report records a Result for an API object; backstops have none.
+func (pr *projector) report(out map[string]Result, name string, backstop bool, r Result) {
+	if !backstop {
+		out[name] = r
+	}
+}
+
+// conflict reports a native object with the projected name that the operator does not own.
+func (pr *projector) conflict(obj metav1.Object, kind, name string) (Result, bool) {
+	if obj == nil || isNil(obj) || Owned(obj) {
+		return Result{}, false
+	}
+	return Result{Reason: flowv1.ReasonNameConflict, Message: fmt.Sprintf(
+		"not projected: the %s %q exists and is not the operator's (no label %s=%s and annotation %s); "+
+			"the operator never touches it: rename or delete it", kind, name, flowv1.LabelManagedBy,
+		flowv1.ManagedByValue, flowv1.AnnotationSource)}, true
+}
+
+func isNil(obj metav1.Object) bool {
+	switch o := obj.(type) {
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return o == nil
+	case *flowcontrolv1.FlowSchema:
+		return o == nil
+	}
+	return false
+}
+
+func projected(kind, name string) Result {
+	return Result{Projected: true, Reason: flowv1.ReasonProjected, NativeName: name,
+		Message: fmt.Sprintf("projected onto the %s %s, which kube-apiserver enforces", kind, name)}
+}
+
+func notExpressible(errs field.ErrorList) Result {
+	return Result{Reason: flowv1.ReasonNotExpressible, Message: "not projected, so kube-apiserver does not enforce " +
+		"it (the in-process filter still does): " + errs.ToAggregate().Error()}
+}
+
+func typeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: flowcontrolv1.SchemeGroupVersion.String(), Kind: kind}
+}
+
+// findStale lists the owned native objects the plan no longer holds.
+func (pr *projector) findStale() {
+	keepPLC := map[string]bool{}
+	for _, p := range pr.plan.PriorityLevels {
+		keepPLC[p.Name] = true
+	}
+	keepFS := map[string]bool{}
+	for _, f := range pr.plan.FlowSchemas {
+		keepFS[f.Name] = true
+	}
+	for name, obj := range pr.plcs {
+		if Owned(obj) && !keepPLC[name] {
+			pr.plan.StalePriorityLevels = append(pr.plan.StalePriorityLevels, name)
+		}
+	}
+	for name, obj := range pr.fss {
+		if Owned(obj) && !keepFS[name] {
+			pr.plan.StaleFlowSchemas = append(pr.plan.StaleFlowSchemas, name)
+		}
+	}
+	sort.Strings(pr.plan.StalePriorityLevels)
+	sort.Strings(pr.plan.StaleFlowSchemas)
+}

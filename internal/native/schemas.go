@@ -1,0 +1,107 @@
+package native
+
+import (
+	"fmt"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+)
+
+// projectSchemas projects the FlowSchemas in effect, in order, then the catch-all backstop.
+func (pr *projector) projectSchemas(cfg *effective.Config) {
+	var ready []*flowcontrolv1.FlowSchema
+	var sources []string
+	for _, s := range cfg.Schemas {
+		fs, res := pr.schema(s, NativeName(s.Name))
+		if fs == nil {
+			pr.plan.FlowSchemaResults[s.Name] = res
+			continue
+		}
+		ready, sources = append(ready, fs), append(sources, s.Name)
+	}
+	previous := make([]int32, len(ready))
+	for i, fs := range ready {
+		if old := pr.fss[fs.Name]; old != nil && Owned(old) {
+			previous[i] = old.Spec.MatchingPrecedence
+		}
+	}
+	precedences := assignPrecedences(previous, MinPrecedence, MaxPrecedence-1)
+	for i, fs := range ready {
+		if i >= len(precedences) {
+			pr.plan.FlowSchemaResults[sources[i]] = Result{Reason: flowv1.ReasonPrecedenceExhausted, Message: fmt.Sprintf(
+				"not projected: only %d FlowSchemas fit between matching precedences %d and %d, and %d are in effect "+
+					"before this one", len(precedences), MinPrecedence, MaxPrecedence-1, i)}
+			continue
+		}
+		fs.Spec.MatchingPrecedence = precedences[i]
+		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)
+		pr.plan.FlowSchemaResults[sources[i]] = projected("FlowSchema", fs.Name)
+	}
+	if fs, _ := pr.schema(cfg.CatchAll, backstopName(cfg.CatchAll.Name)); fs != nil {
+		fs.Spec.MatchingPrecedence = MaxPrecedence
+		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)
+	}
+}
+
+// schema builds the native FlowSchema of s (without its precedence), or the Result saying why
+// there is none.
+func (pr *projector) schema(s *effective.Schema, name string) (*flowcontrolv1.FlowSchema, Result) {
+	level, ok := pr.levelNames[s.Priority]
+	if !ok {
+		return nil, Result{Reason: flowv1.ReasonRequestPriorityNotProjected, Message: fmt.Sprintf(
+			"not projected: its RequestPriority %q is not projected (see its Projected condition)", s.Priority.Name)}
+	}
+	if res, conflict := pr.conflict(pr.fss[name], "FlowSchema", name); conflict {
+		return nil, res
+	}
+	rules, errs := compileMatch(s)
+	if len(errs) > 0 {
+		return nil, notExpressible(errs)
+	}
+	fs := &flowcontrolv1.FlowSchema{
+		TypeMeta:   typeMeta("FlowSchema"),
+		ObjectMeta: ownedMeta(name, KindFlowSchema, s.Name),
+		Spec: flowcontrolv1.FlowSchemaSpec{
+			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: level},
+			DistinguisherMethod:        distinguisher(s.Distinguisher),
+			Rules:                      rules,
+		},
+	}
+	return fs, Result{}
+}
+
+// compileMatch compiles every conjunction and the distinguisher; the errors name each field
+// that cannot be expressed.
+func compileMatch(s *effective.Schema) ([]flowcontrolv1.PolicyRulesWithSubjects, field.ErrorList) {
+	spec := field.NewPath("spec")
+	var errs field.ErrorList
+	if d := s.Distinguisher; d != nil && d.Transformation != nil {
+		errs = append(errs, field.Invalid(spec.Child("flowDistinguisher", "transformation", "regex"), d.Transformation.Regex,
+			"not expressible natively: native flows are the whole user or namespace name; remove the transformation"))
+	}
+	var rules []flowcontrolv1.PolicyRulesWithSubjects
+	for i := range s.Match {
+		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i))
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case rule != nil:
+			rules = append(rules, *rule)
+		}
+	}
+	return rules, errs
+}
+
+func distinguisher(d *flowv1.FlowDistinguisher) *flowcontrolv1.FlowDistinguisherMethod {
+	if d == nil {
+		return nil
+	}
+	t := flowcontrolv1.FlowDistinguisherMethodByUserType
+	if d.Source == flowv1.SourceNamespace {
+		t = flowcontrolv1.FlowDistinguisherMethodByNamespaceType
+	}
+	return &flowcontrolv1.FlowDistinguisherMethod{Type: t}
+}

@@ -1,0 +1,83 @@
+package native
+
+import (
+	"regexp"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+// test is one atomic test in the form the compiler reasons about.
+type test struct {
+	field  flowv1.RequestField
+	negate bool
+	// values holds the operand of equals, inSet, superSet and their negations.
+	values []string
+	// pattern is set for patternMatch and notPatternMatch.
+	pattern string
+	re      *regexp.Regexp
+	path    *field.Path
+}
+
+// newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]).
+func newTest(in *flowv1.AtomicTest, path *field.Path) test {
+	switch {
+	case in.Equals != nil:
+		return test{field: in.Equals.Field, values: []string{in.Equals.Value}, path: path.Child("equals")}
+	case in.NotEquals != nil:
+		return test{field: in.NotEquals.Field, negate: true, values: []string{in.NotEquals.Value}, path: path.Child("notEquals")}
+	case in.InSet != nil:
+		return test{field: in.InSet.Field, values: in.InSet.Set, path: path.Child("inSet")}
+	case in.NotInSet != nil:
+		return test{field: in.NotInSet.Field, negate: true, values: in.NotInSet.Set, path: path.Child("notInSet")}
+	case in.SuperSet != nil:
+		return test{field: in.SuperSet.Field, values: in.SuperSet.Set, path: path.Child("superSet")}
+	case in.NotSuperSet != nil:
+		return test{field: in.NotSuperSet.Field, negate: true, values: in.NotSuperSet.Set, path: path.Child("notSuperSet")}
+	case in.PatternMatch != nil:
+		return patternTest(in.PatternMatch, false, path.Child("patternMatch"))
+	case in.NotPatternMatch != nil:
+		return patternTest(in.NotPatternMatch, true, path.Child("notPatternMatch"))
+	}
+	return test{path: path}
+}
+
+func patternTest(p *flowv1.PatternTest, negate bool, path *field.Path) test {
+	re, err := regexp.Compile(`^(?:` + p.Pattern + `)$`)
+	if err != nil {
+		re = regexp.MustCompile(`[^\s\S]`) // matches nothing; validation rejects the pattern anyway
+	}
+	return test{field: p.Field, negate: negate, pattern: p.Pattern, re: re, path: path}
+}
+
+// holds evaluates the positive form of the test on a present scalar value.
+func (t *test) holds(v string) bool {
+	if t.re != nil {
+		return t.re.MatchString(v)
+	}
+	return slices.Contains(t.values, v)
+}
+
+// accepts evaluates the test on a present scalar value.
+func (t *test) accepts(v string) bool { return t.holds(v) != t.negate }
+
+// language is the positive form's language, and false when it has no usable form.
+func (t *test) language() (language, bool) {
+	if t.re == nil {
+		return language{finite: true, values: t.values}, true
+	}
+	return analyzePattern(t.pattern)
+}
+
+// operand is the test's literal, for error messages.
+func (t *test) operand() any {
+	switch {
+	case t.re != nil:
+		return t.pattern
+	case len(t.values) == 1:
+		return t.values[0]
+	}
+	return t.values
+}
