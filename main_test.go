@@ -19,6 +19,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
 		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},
 		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
+		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
 	}
 	for _, c := range cases {
 		t.Setenv("POD_NAMESPACE", "")

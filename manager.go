@@ -49,6 +49,7 @@ type managerFlags struct {
 	webhookServiceName string
 	webhookConfigName  string
 	manageDefaults     bool
+	enforcement        string
 	defaultsResync     time.Duration
 	exemptGroups       string
 	exemptUsers        string
@@ -81,6 +82,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"ValidatingWebhookConfiguration whose caBundle the certificate rotation keeps current.")
 	fs.BoolVar(&f.manageDefaults, "manage-defaults", true,
 		"Create the default RequestPriority and FlowSchema objects when needed and repair those marked autoupdate-spec=true.")
+	fs.StringVar(&f.enforcement, "enforcement", controllers.EnforcementNative,
+		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
 		"Comma-separated groups allowed to create or change level-0 (exempt) RequestPriorities and FlowSchemas that refer to them; empty: no group.")
@@ -98,6 +101,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
+		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
 	}
 	if (f.certRotation && f.enableWebhooks || f.leaderElect) && f.namespace == "" {
 		return nil, fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
@@ -170,6 +176,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		ManageDefaults: f.manageDefaults,
+		Enforcement:    f.enforcement,
 		ResyncPeriod:   f.defaultsResync,
 		Clock:          clock.RealClock{},
 		Registerer:     metrics.Registry,
@@ -185,7 +192,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the manager", "leaderElection", f.leaderElect,
-		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults)
+		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults, "enforcement", f.enforcement)
 	return mgr.Start(ctx)
 }
 

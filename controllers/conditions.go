@@ -1,31 +1,15 @@
 package controllers
 
 import (
-	"context"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
-
-// effectiveFromCache computes the effective configuration of the objects in the cache.
-func effectiveFromCache(ctx context.Context, c client.Reader) (*effective.Config, error) {
-	var rps flowv1.RequestPriorityList
-	if err := c.List(ctx, &rps); err != nil {
-		return nil, err
-	}
-	var fss flowv1.FlowSchemaList
-	if err := c.List(ctx, &fss); err != nil {
-		return nil, err
-	}
-	return effective.Compute(rps.Items, fss.Items), nil
-}
 
 // setReady sets the Ready condition from an effective status. The transition time is now only
 // when the condition's status changes; otherwise the stored one is kept, so an unchanged

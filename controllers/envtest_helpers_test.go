@@ -55,6 +55,12 @@ func waitFSReason(t testing.TB, name, want string) {
 }
 
 // waitAllReady waits until exactly the named objects of each kind exist, all Ready=True.
+// pending reports whether the object's native projection is still being written.
+func pending(conds []metav1.Condition) bool {
+	c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
+	return c != nil && c.Reason == flowv1.ReasonPending
+}
+
 func waitAllReady(t testing.TB, rpNames, fsNames []string) {
 	t.Helper()
 	eventually(t, func() error {
@@ -72,11 +78,17 @@ func waitAllReady(t testing.TB, rpNames, fsNames []string) {
 			if r := readyReason(rp.Status.Conditions, rp.Generation, rp.Status.ObservedGeneration); r != "True/Accepted" {
 				notReady = append(notReady, "rp/"+rp.Name+": "+r)
 			}
+			if pending(rp.Status.Conditions) {
+				notReady = append(notReady, "rp/"+rp.Name+": projection pending")
+			}
 		}
 		for _, fs := range fss.Items {
 			got = append(got, "fs/"+fs.Name)
 			if r := readyReason(fs.Status.Conditions, fs.Generation, fs.Status.ObservedGeneration); r != "True/Accepted" {
 				notReady = append(notReady, "fs/"+fs.Name+": "+r)
+			}
+			if pending(fs.Status.Conditions) {
+				notReady = append(notReady, "fs/"+fs.Name+": projection pending")
 			}
 		}
 		if want := kindNames(rpNames, fsNames); strings.Join(sorted(got), ",") != strings.Join(want, ",") {

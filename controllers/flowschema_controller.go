@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,25 +18,32 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // flowSchemaReconciler writes the status of FlowSchema objects.
 type flowSchemaReconciler struct {
-	client   client.Client
-	recorder events.EventRecorder
-	clock    clock.PassiveClock
+	client    client.Client
+	recorder  events.EventRecorder
+	clock     clock.PassiveClock
+	snapshots *snapshots
 }
 
 // setup watches what a FlowSchema's status depends on: its own spec and every
 // RequestPriority (whether the one it names exists, is in effect, is a backstop, and takes a
 // distinguisher). Other FlowSchemas do not matter. Status-only updates do not trigger it.
-func (r *flowSchemaReconciler) setup(mgr ctrl.Manager) error {
+func (r *flowSchemaReconciler) setup(mgr ctrl.Manager, project bool) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("flowschema-status").
 		For(&flowv1.FlowSchema{}, specChanged).
-		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allFlowSchemas), specChanged).
-		Complete(r)
+		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allFlowSchemas), specChanged)
+	if project {
+		// Other FlowSchemas matter through the projection's precedences only, which status
+		// does not show; their native objects do: a conflict, or the write of this one.
+		b = b.Watches(&flowcontrolv1.FlowSchema{}, handler.EnqueueRequestsFromMapFunc(nativeSource(native.KindFlowSchema)))
+	}
+	return b.Complete(r)
 }
 
 func (r *flowSchemaReconciler) allFlowSchemas(ctx context.Context, _ client.Object) []reconcile.Request {
@@ -57,15 +65,19 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := r.client.Get(ctx, req.NamespacedName, &fs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	cfg, err := effectiveFromCache(ctx, r.client)
+	snap, err := r.snapshots.get(ctx, r.client)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	cfg := snap.cfg
 	st, listed := cfg.FlowSchemaStatus[fs.Name]
 	if !listed {
 		return ctrl.Result{}, nil // deleted since the Get: its event follows
 	}
-	desired := flowSchemaStatus(&fs, st, metav1.NewTime(r.clock.Now()))
+	now := metav1.NewTime(r.clock.Now())
+	desired := flowSchemaStatus(&fs, st, now)
+	res, found := snap.fsResult(fs.Name)
+	desired.NativeName = setProjected(&desired.Conditions, snap, res, found, false, fs.Generation, now)
 	if equality.Semantic.DeepEqual(fs.Status, desired) {
 		return ctrl.Result{}, nil
 	}

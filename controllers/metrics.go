@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // defaultsMetrics counts what the defaults reconciler did, by kind.
@@ -33,4 +35,46 @@ func newDefaultsMetrics(reg prometheus.Registerer) (*defaultsMetrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// projectionMetrics shows the projection onto kube-apiserver's native objects.
+type projectionMetrics struct {
+	objects *prometheus.GaugeVec
+	writes  *prometheus.CounterVec
+}
+
+// newProjectionMetrics creates the projection metrics and registers them into reg.
+func newProjectionMetrics(reg prometheus.Registerer) (*projectionMetrics, error) {
+	m := &projectionMetrics{
+		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apf_operator_projection_objects",
+			Help: "RequestPriority and FlowSchema objects by kind and projection state (projected, or the reason they are not).",
+		}, []string{"kind", "state"}),
+		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apf_operator_projection_writes_total",
+			Help: "Writes of native flowcontrol objects, by native kind, operation (apply, delete) and result.",
+		}, []string{"kind", "operation", "result"}),
+	}
+	for _, c := range []prometheus.Collector{m.objects, m.writes} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// record sets the objects gauge from a plan.
+func (m *projectionMetrics) record(plan *native.Plan) {
+	m.objects.Reset()
+	for kind, results := range map[string]map[string]native.Result{
+		native.KindRequestPriority: plan.RequestPriorities, native.KindFlowSchema: plan.FlowSchemaResults,
+	} {
+		for _, r := range results {
+			state := "projected"
+			if !r.Projected {
+				state = r.Reason
+			}
+			m.objects.WithLabelValues(kind, state).Inc()
+		}
+	}
 }

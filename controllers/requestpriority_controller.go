@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // conflictRetry is how soon a status write that lost to a newer object version is retried,
@@ -27,21 +29,26 @@ const conflictRetry = 200 * time.Millisecond
 
 // requestPriorityReconciler writes the status of RequestPriority objects.
 type requestPriorityReconciler struct {
-	client   client.Client
-	recorder events.EventRecorder
-	clock    clock.PassiveClock
+	client    client.Client
+	recorder  events.EventRecorder
+	clock     clock.PassiveClock
+	snapshots *snapshots
 }
 
 // setup watches what a RequestPriority's status depends on: every RequestPriority (duplicate
 // levels, the sum of shares) and the FlowSchemas that name it. Status-only updates do not
 // change the generation and so do not trigger it.
-func (r *requestPriorityReconciler) setup(mgr ctrl.Manager) error {
+func (r *requestPriorityReconciler) setup(mgr ctrl.Manager, project bool) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("requestpriority-status").
 		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allRequestPriorities), specChanged).
-		Watches(&flowv1.FlowSchema{}, handler.EnqueueRequestsFromMapFunc(namedRequestPriority), specChanged).
-		Complete(r)
+		Watches(&flowv1.FlowSchema{}, handler.EnqueueRequestsFromMapFunc(namedRequestPriority), specChanged)
+	if project {
+		b = b.Watches(&flowcontrolv1.PriorityLevelConfiguration{},
+			handler.EnqueueRequestsFromMapFunc(nativeSource(native.KindRequestPriority)))
+	}
+	return b.Complete(r)
 }
 
 func (r *requestPriorityReconciler) allRequestPriorities(ctx context.Context, _ client.Object) []reconcile.Request {
@@ -70,15 +77,19 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	if err := r.client.Get(ctx, req.NamespacedName, &rp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	cfg, err := effectiveFromCache(ctx, r.client)
+	snap, err := r.snapshots.get(ctx, r.client)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	cfg := snap.cfg
 	st, listed := cfg.RequestPriorityStatus[rp.Name]
 	if !listed {
 		return ctrl.Result{}, nil // deleted since the Get: its event follows
 	}
-	desired := requestPriorityStatus(&rp, st, metav1.NewTime(r.clock.Now()))
+	now := metav1.NewTime(r.clock.Now())
+	desired := requestPriorityStatus(&rp, st, now)
+	res, found := snap.rpResult(rp.Name)
+	desired.NativeName = setProjected(&desired.Conditions, snap, res, found, true, rp.Generation, now)
 	if equality.Semantic.DeepEqual(rp.Status, desired) {
 		return ctrl.Result{}, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -16,6 +17,9 @@ import (
 // +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities/status;flowschemas/status,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// The projection (enforcement native) reads kube-apiserver's native flowcontrol objects and
+// writes only its own, with server-side apply (patch; create for the first apply).
+// +kubebuilder:rbac:groups=flowcontrol.apiserver.k8s.io,resources=prioritylevelconfigurations;flowschemas,verbs=get;list;watch;create;patch;delete
 
 // DefaultResyncPeriod is how often the defaults reconciler re-checks the cluster when no change
 // triggers it and Options.ResyncPeriod is zero.
@@ -24,8 +28,19 @@ const DefaultResyncPeriod = 10 * time.Minute
 // eventRecorderName is the reporting controller of the operator's events.
 const eventRecorderName = "apf-operator"
 
+// Enforcement modes: how the managed configuration reaches kube-apiserver.
+const (
+	// EnforcementNative projects the configuration onto kube-apiserver's own
+	// flowcontrol.apiserver.k8s.io/v1 objects, which it enforces (internal/native).
+	EnforcementNative = "native"
+	// EnforcementNone manages and validates the configuration only.
+	EnforcementNone = "none"
+)
+
 // Options configures the reconcilers.
 type Options struct {
+	// Enforcement is EnforcementNative or EnforcementNone; empty means EnforcementNative.
+	Enforcement string
 	// ManageDefaults turns the defaults reconciler on. Off, the operator only reports status.
 	ManageDefaults bool
 	// ResyncPeriod is how often the defaults reconciler re-checks the cluster without a
@@ -43,12 +58,24 @@ type Options struct {
 // must be registered before (main.go calls index.Register first).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
+	if opts.Enforcement != EnforcementNative && opts.Enforcement != EnforcementNone {
+		return fmt.Errorf("enforcement %q is not one of %q, %q", opts.Enforcement, EnforcementNative, EnforcementNone)
+	}
+	project := opts.Enforcement == EnforcementNative
+	snaps := newSnapshots(project)
 	recorder := mgr.GetEventRecorder(eventRecorderName)
-	if err := (&requestPriorityReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock}).setup(mgr); err != nil {
+	rpr := &requestPriorityReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
+	if err := rpr.setup(mgr, project); err != nil {
 		return fmt.Errorf("setting up the RequestPriority status reconciler: %w", err)
 	}
-	if err := (&flowSchemaReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock}).setup(mgr); err != nil {
+	fsr := &flowSchemaReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
+	if err := fsr.setup(mgr, project); err != nil {
 		return fmt.Errorf("setting up the FlowSchema status reconciler: %w", err)
+	}
+	if project {
+		if err := setupProjector(mgr, recorder, snaps, opts); err != nil {
+			return err
+		}
 	}
 	if !opts.ManageDefaults {
 		return nil
@@ -64,7 +91,23 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
+func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshots, opts Options) error {
+	metrics, err := newProjectionMetrics(opts.Registerer)
+	if err != nil {
+		return fmt.Errorf("registering the projection metrics: %w", err)
+	}
+	p := &projector{client: mgr.GetClient(), recorder: recorder, snapshots: snaps, metrics: metrics,
+		pending: newExpectations(expectationTimeout, opts.Clock)}
+	if err := p.setup(mgr); err != nil {
+		return fmt.Errorf("setting up the projection controller: %w", err)
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
+	if o.Enforcement == "" {
+		o.Enforcement = EnforcementNative
+	}
 	if o.ResyncPeriod <= 0 {
 		o.ResyncPeriod = DefaultResyncPeriod
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/go-logr/logr/funcr"
 	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -195,6 +197,15 @@ func (op *testOperator) newClient(create func(context.Context, client.WithWatch,
 			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
 				return counted("patch", obj, c.Patch(ctx, obj, p, opts...))
 			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				err := c.Apply(ctx, obj, opts...)
+				if named, ok := obj.(interface{ GetName() string }); ok && err == nil {
+					op.record("apply", &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: named.GetName()}})
+				} else if err == nil {
+					op.record("apply", &metav1.PartialObjectMetadata{})
+				}
+				return err
+			},
 			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
 				return counted("delete", obj, c.Delete(ctx, obj, opts...))
 			},
@@ -220,6 +231,12 @@ func resetCluster(t testing.TB) {
 	}
 	if err := k8s.DeleteAllOf(ctx, &eventsv1.Event{}, client.InNamespace("default")); err != nil {
 		t.Fatal(err)
+	}
+	owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
+	for _, obj := range []client.Object{&flowcontrolv1.FlowSchema{}, &flowcontrolv1.PriorityLevelConfiguration{}} {
+		if err := k8s.DeleteAllOf(ctx, obj, owned); err != nil {
+			t.Fatal(err)
+		}
 	}
 	eventually(t, func() error {
 		var rps flowv1.RequestPriorityList

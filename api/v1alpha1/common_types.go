@@ -41,6 +41,8 @@ const (
 	ReasonNameConflict = "NameConflict"
 	// ReasonRequestPriorityNotProjected: the FlowSchema's RequestPriority is not projected.
 	ReasonRequestPriorityNotProjected = "RequestPriorityNotProjected"
+	// ReasonPending: the native object is being written (the cluster does not hold it yet).
+	ReasonPending = "Pending"
 	// ReasonPrecedenceExhausted: more FlowSchemas are in effect than native matching
 	// precedences are available between kube-apiserver's kept schemas and service-accounts.
 	ReasonPrecedenceExhausted = "PrecedenceExhausted"
