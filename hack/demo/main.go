@@ -1,7 +1,8 @@
 // Command demo runs the apf-operator journey on a local control plane in about a minute, with
 // no existing cluster: it starts kube-apiserver and etcd, runs the operator binary, shows the
 // defaults it creates, applies the samples, shows a bad manifest rejected with its fix, drives
-// an overload through the embedded filter, and shuts everything down (also on Ctrl-C).
+// an overload that kube-apiserver's own flow control handles with the configuration the operator
+// projected onto it, and shuts everything down (also on Ctrl-C).
 package main
 
 import (
@@ -48,7 +49,7 @@ func step(format string, args ...any) {
 
 func run(ctx context.Context, operatorBinary string) (err error) {
 	step("1/6 Starting a local control plane (kube-apiserver and etcd built from their Go modules)")
-	cluster, err := harness.Start()
+	cluster, err := harness.StartWith(demoAPIServerFlags)
 	if err != nil {
 		return err
 	}
@@ -87,6 +88,11 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 	if err := kubectl(ctx, cluster, "get", "apf"); err != nil {
 		return err
 	}
+	fmt.Println("\nProjected onto kube-apiserver's own flow control (flowcontrol.apiserver.k8s.io/v1):")
+	if err := kubectl(ctx, cluster, "get", "flowschemas.flowcontrol.apiserver.k8s.io", "-l",
+		"app.kubernetes.io/managed-by=apf-operator", "--sort-by=.spec.matchingPrecedence"); err != nil {
+		return err
+	}
 
 	step("4/6 kubectl apply --server-side -f config/samples (a tenant level and its FlowSchema)")
 	if err := kubectl(ctx, cluster, "apply", "--server-side", "-k", filepath.Join(envtestutil.RepoRoot(), "config", "samples")); err != nil {
@@ -104,8 +110,8 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 		return err
 	}
 
-	step("6/6 Fair queuing under overload, through the embedded filter")
-	return overload(ctx, cluster)
+	step("6/6 Fair queuing under overload, enforced by kube-apiserver itself")
+	return overload(ctx, cluster, k8s)
 }
 
 const badManifest = `apiVersion: flowcontrol.apf-operator.io/v1alpha1

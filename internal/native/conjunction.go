@@ -101,6 +101,11 @@ func (c *conjunction) subjects() ([]flowcontrolv1.Subject, bool, *field.Error) {
 	case !users.all && len(groups) == 1:
 		return nil, false, field.Invalid(c.path.Child("and"), groups[0], "not expressible natively: a conjunction "+
 			"testing both user and groups needs both to hold, and native subjects accept either; test users or one group")
+	case len(groups) == 1 && groups[0] == flowcontrolv1.NameAll:
+		return nil, false, wildcardLiteral(c, flowv1.FieldGroups)
+	case len(groups) == 1 && groups[0] == "":
+		return nil, false, field.Invalid(c.path.Child("and"), "", "not expressible natively: a native group "+
+			"subject needs a non-empty group name")
 	case len(groups) == 1:
 		return []flowcontrolv1.Subject{groupSubject(groups[0])}, false, nil
 	case users.all:
@@ -161,7 +166,7 @@ func (c *conjunction) resourceRule() (*flowcontrolv1.ResourcePolicyRule, bool, *
 }
 
 func (c *conjunction) buildResourceRule(sets map[flowv1.RequestField]valueSet) (*flowcontrolv1.ResourcePolicyRule, bool, *field.Error) {
-	if !sets[flowv1.FieldName].all {
+	if !sets[flowv1.FieldName].every() {
 		t := c.byField[flowv1.FieldName][0]
 		return nil, false, field.Invalid(t.path, t.operand(), "not expressible natively: native rules cannot test an "+
 			"object's name; remove the name test or keep this FlowSchema off natively enforced clusters")
@@ -177,8 +182,8 @@ func (c *conjunction) buildResourceRule(sets map[flowv1.RequestField]valueSet) (
 	if err = c.namespaces(rule, sets[flowv1.FieldNamespace]); err != nil {
 		return nil, false, err
 	}
-	if len(rule.Resources) == 0 || (len(rule.Namespaces) == 0 && !rule.ClusterScope) {
-		return nil, true, nil
+	if len(rule.Verbs) == 0 || len(rule.Resources) == 0 || (len(rule.Namespaces) == 0 && !rule.ClusterScope) {
+		return nil, true, nil // no resource request has these verbs, resources or namespaces
 	}
 	return rule, false, nil
 }
@@ -197,8 +202,11 @@ func verbList(s valueSet, domain []string) []string {
 }
 
 func (c *conjunction) listOrAll(s valueSet, f flowv1.RequestField) ([]string, *field.Error) {
-	if s.all {
+	if s.every() {
 		return []string{flowcontrolv1.APIGroupAll}, nil
+	}
+	if s.all {
+		return nil, nonEmptyOnly(c, f)
 	}
 	if slices.Contains(s.values, "*") {
 		return nil, wildcardLiteral(c, f)
@@ -210,7 +218,10 @@ func (c *conjunction) listOrAll(s valueSet, f flowv1.RequestField) ([]string, *f
 
 // resources joins resource and subresource as native rules name them ("pods", "pods/log").
 func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
+	res.nonEmpty = false // no request has an empty resource
 	switch {
+	case sub.all && sub.nonEmpty:
+		return nil, nonEmptyOnly(c, flowv1.FieldSubresource)
 	case res.all && sub.all:
 		return []string{flowcontrolv1.ResourceAll}, nil
 	case res.all || sub.all:
@@ -232,20 +243,28 @@ func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
 			if r == "" || strings.Contains(r, "/") || strings.Contains(s, "/") {
 				continue // no request has such a resource or subresource
 			}
+			joined := r // r is kept for the next subresource
 			if s != "" {
-				r += "/" + s
+				joined += "/" + s
 			}
-			out = append(out, r)
+			out = append(out, joined)
 		}
 	}
 	slices.Sort(out)
 	return dedupe(out), nil
 }
 
+// nonEmptyOnly explains "every value but the empty one" on a field where the empty value is
+// one native rules cannot separate (the core API group, no subresource, a collection).
+func nonEmptyOnly(c *conjunction, f flowv1.RequestField) *field.Error {
+	return field.Invalid(c.path.Child("and"), string(f), fmt.Sprintf("not expressible natively: every %s but the "+
+		"empty one, and native rules cannot exclude it; list the values with equals or inSet", f))
+}
+
 // namespaces sets the rule's namespaces and cluster scope ("" is a cluster-scoped request).
 func (c *conjunction) namespaces(rule *flowcontrolv1.ResourcePolicyRule, s valueSet) *field.Error {
 	if s.all {
-		rule.Namespaces, rule.ClusterScope = []string{flowcontrolv1.NamespaceEvery}, true
+		rule.Namespaces, rule.ClusterScope = []string{flowcontrolv1.NamespaceEvery}, !s.nonEmpty
 		return nil
 	}
 	for _, ns := range s.values {

@@ -7,13 +7,18 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// valueSet is what a conjunction allows for one scalar field: every value, or a finite set.
+// valueSet is what a conjunction allows for one scalar field: every value (every value but ""
+// with nonEmpty), or a finite set.
 type valueSet struct {
-	all    bool
-	values []string
+	all      bool
+	nonEmpty bool
+	values   []string
 }
 
 func (s valueSet) empty() bool { return !s.all && len(s.values) == 0 }
+
+// every reports whether the set holds every value of a field that can be empty.
+func (s valueSet) every() bool { return s.all && !s.nonEmpty }
 
 // constrain reduces the tests of one field to a valueSet. domain is the finite set of values
 // the field can take in the part being compiled, or nil when it is unbounded. The result is
@@ -31,10 +36,15 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 	for _, t := range rest {
 		lang, known := t.language()
 		switch {
-		case known && lang.all && !t.negate:
+		case known && lang.all && !lang.nonEmpty && !t.negate:
 			continue // accepts every value
-		case known && lang.all && t.negate:
+		case known && lang.all && !lang.nonEmpty:
 			return valueSet{}, nil // accepts no value
+		case set.all && excludesOnlyEmpty(t, lang, known):
+			set.nonEmpty = true
+			continue
+		case set.all && known && lang.all && lang.nonEmpty: // a negated ".+": only ""
+			set = valueSet{values: []string{""}}
 		case set.all && domain == nil:
 			return set, unbounded(t)
 		case set.all:
@@ -43,6 +53,18 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
 	}
 	return set, nil
+}
+
+// excludesOnlyEmpty reports whether a test accepts exactly the non-empty values: ".+", or the
+// negation of "" (notEquals "", notInSet [""]).
+func excludesOnlyEmpty(t *test, lang language, known bool) bool {
+	if !known {
+		return false
+	}
+	if lang.all && lang.nonEmpty {
+		return !t.negate
+	}
+	return t.negate && lang.finite && len(lang.values) == 1 && lang.values[0] == ""
 }
 
 func intersect(s valueSet, values []string) valueSet {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxFiniteValues bounds the values a pattern's finite language may enumerate into; a larger
@@ -13,8 +14,9 @@ const maxFiniteValues = 256
 
 // language describes the set of values a pattern accepts, in the forms the native API can use.
 type language struct {
-	// all: every value.
-	all bool
+	// all: every value; with nonEmpty, every value but "".
+	all      bool
+	nonEmpty bool
 	// finite: exactly values (when all, prefix and subtree are unset).
 	finite bool
 	values []string
@@ -35,6 +37,9 @@ func analyzePattern(pattern string) (language, bool) {
 	re = stripCaptures(re.Simplify())
 	if isAny(re) {
 		return language{all: true}, true
+	}
+	if isAnyNonEmpty(re) {
+		return language{all: true, nonEmpty: true}, true
 	}
 	if values, ok := finiteLanguage(re); ok {
 		return language{finite: true, values: values}, true
@@ -93,6 +98,15 @@ func isAny(re *syntax.Regexp) bool {
 	return sub.Op == syntax.OpAnyChar || sub.Op == syntax.OpAnyCharNotNL
 }
 
+// isAnyNonEmpty reports whether re is ".+" (with or without the s flag).
+func isAnyNonEmpty(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpPlus {
+		return false
+	}
+	sub := stripCaptures(re.Sub[0])
+	return sub.Op == syntax.OpAnyChar || sub.Op == syntax.OpAnyCharNotNL
+}
+
 // finiteLanguage enumerates the language of re when it is finite and small.
 func finiteLanguage(re *syntax.Regexp) ([]string, bool) {
 	switch re.Op {
@@ -126,6 +140,11 @@ func finiteLanguage(re *syntax.Regexp) ([]string, bool) {
 }
 
 func literal(re *syntax.Regexp) ([]string, bool) {
+	for _, r := range re.Rune {
+		if !exactRune(r) {
+			return nil, false
+		}
+	}
 	if re.Flags&syntax.FoldCase != 0 {
 		for _, r := range re.Rune {
 			if unicode.SimpleFold(r) != r {
@@ -140,6 +159,9 @@ func charClass(re *syntax.Regexp) ([]string, bool) {
 	var out []string
 	for i := 0; i+1 < len(re.Rune); i += 2 {
 		for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+			if !exactRune(r) {
+				return nil, false
+			}
 			if out = append(out, string(r)); len(out) > maxFiniteValues {
 				return nil, false
 			}
@@ -147,6 +169,10 @@ func charClass(re *syntax.Regexp) ([]string, bool) {
 	}
 	return out, true
 }
+
+// exactRune reports whether a pattern's rune r matches exactly the string(r): not U+FFFD, which
+// also matches a byte that is not UTF-8, nor a surrogate, which matches nothing.
+func exactRune(r rune) bool { return r != utf8.RuneError && utf8.ValidRune(r) }
 
 func concatLanguage(parts []*syntax.Regexp) ([]string, bool) {
 	out := []string{""}
@@ -187,7 +213,7 @@ func hasNewline(v string) bool { return strings.ContainsRune(v, '\n') }
 func (l language) accepts(v string) bool {
 	switch {
 	case l.all:
-		return true
+		return !l.nonEmpty || v != ""
 	case l.finite:
 		return slices.Contains(l.values, v)
 	case l.prefix:

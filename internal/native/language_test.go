@@ -28,11 +28,11 @@ func TestAnalyzePattern(t *testing.T) {
 		{"tenant-[a-z]+", language{}, false},
 		{"[a-z]*", language{}, false},
 		{"^pods$", language{}, false},
-		{".+", language{}, false},
+		{".+", language{all: true, nonEmpty: true}, true},
 	}
 	for _, c := range cases {
 		got, ok := analyzePattern(c.pattern)
-		if ok != c.ok || got.all != c.want.all || got.finite != c.want.finite || got.prefix != c.want.prefix ||
+		if ok != c.ok || got.all != c.want.all || got.nonEmpty != c.want.nonEmpty || got.finite != c.want.finite || got.prefix != c.want.prefix ||
 			got.subtree != c.want.subtree || got.base != c.want.base || !sameSet(got.values, c.want.values) {
 			t.Errorf("analyzePattern(%q) = %+v, %v; want %+v, %v", c.pattern, got, ok, c.want, c.ok)
 		}

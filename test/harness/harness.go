@@ -39,10 +39,18 @@ type Cluster struct {
 // Start starts kube-apiserver and etcd, installs the CRDs and the webhook configuration from
 // config/webhook (pointing at a local port, with a generated serving certificate), and writes
 // an admin kubeconfig.
-func Start() (*Cluster, error) {
+func Start() (*Cluster, error) { return StartWith(nil) }
+
+// StartWith is Start with extra kube-apiserver flags (name without dashes -> value), for
+// example a small --max-requests-inflight so that its own flow control is easy to overload.
+func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 	env, err := envtestutil.NewEnvironment()
 	if err != nil {
 		return nil, err
+	}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	for name, value := range apiServerFlags {
+		args.Set(name, value)
 	}
 	// Webhooks are called at https://localhost:<port>, a name that both envtest's serving
 	// certificate and a certificate rotated in-process for service "localhost" cover.

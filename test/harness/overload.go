@@ -15,8 +15,10 @@ type Client struct {
 	// Name labels the client in results.
 	Name string
 	// User and Namespace identify the requests: GET pods in Namespace as User (front-proxy
-	// headers, group system:authenticated).
+	// headers, group system:authenticated; or impersonation headers, see Target).
 	User, Namespace string
+	// Groups are the user's groups besides system:authenticated.
+	Groups []string
 	// Rate, when positive, makes the client open-loop: it starts Rate requests per second
 	// whatever happens to earlier ones, so what it is served measures the filter, not its own
 	// waiting. Otherwise the client is closed-loop with Concurrency requests in flight,
@@ -31,9 +33,12 @@ type ClientResult struct {
 	// Sent counts requests started; Served, Rejected and Other count 200s, 429s and anything
 	// else that completed before the run ended.
 	Sent, Served, Rejected, Other int
+	// OtherStatus is the status code of the last response counted in Other.
+	OtherStatus int
 	// RetryAfterMissing counts 429 responses without a Retry-After header.
 	RetryAfterMissing int
-	// FlowSchema is the X-APF-Flow-Schema header of the last flow-controlled response.
+	// FlowSchema is the X-APF-Flow-Schema header of the last flow-controlled response, or
+	// kube-apiserver's X-Kubernetes-PF-FlowSchema-UID.
 	FlowSchema string
 	// Latencies are the round-trip times of the served requests, ascending.
 	Latencies []time.Duration
@@ -48,18 +53,41 @@ func (r *ClientResult) Percentile(p float64) time.Duration {
 	return r.Latencies[min(max(i, 0), len(r.Latencies)-1)]
 }
 
+// Target is where an overload sends its requests and how they carry the client's identity.
+type Target struct {
+	// BaseURL is the server's URL.
+	BaseURL string
+	// Transport, when set, carries the requests (for example an admin transport of
+	// kube-apiserver, with Impersonate set); nil: plain HTTP with front-proxy headers.
+	Transport http.RoundTripper
+	// Impersonate sends the identity as impersonation headers (Impersonate-User,
+	// Impersonate-Group), which kube-apiserver authorises for its admin and classifies as the
+	// impersonated user; false: X-Remote-User / X-Remote-Group.
+	Impersonate bool
+}
+
 // RunOverload runs the clients against baseURL for the given duration, waits for the requests
 // still in flight, and returns the results in the clients' order.
 func RunOverload(ctx context.Context, baseURL string, clients []Client, d time.Duration) []ClientResult {
+	return RunOverloadOn(ctx, Target{BaseURL: baseURL}, clients, d)
+}
+
+// RunOverloadOn is RunOverload against a Target.
+func RunOverloadOn(ctx context.Context, target Target, clients []Client, d time.Duration) []ClientResult {
 	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	transport := &http.Transport{MaxIdleConnsPerHost: 1024}
-	defer transport.CloseIdleConnections()
+	transport := target.Transport
+	if transport == nil {
+		plain := &http.Transport{MaxIdleConnsPerHost: 1024}
+		defer plain.CloseIdleConnections()
+		transport = plain
+	}
 	httpClient := &http.Client{Transport: transport}
+	baseURL := target.BaseURL
 	results := make([]ClientResult, len(clients))
 	var wg sync.WaitGroup
 	for i := range clients {
-		rec := &recorder{result: &results[i]}
+		rec := &recorder{result: &results[i], impersonate: target.Impersonate}
 		results[i].Client = clients[i]
 		wg.Add(1)
 		go func() {
@@ -80,8 +108,9 @@ func RunOverload(ctx context.Context, baseURL string, clients []Client, d time.D
 
 // recorder serialises one client's updates.
 type recorder struct {
-	mu     sync.Mutex
-	result *ClientResult
+	mu          sync.Mutex
+	result      *ClientResult
+	impersonate bool
 }
 
 func (r *recorder) sent() {
@@ -93,8 +122,10 @@ func (r *recorder) sent() {
 func (r *recorder) record(resp *http.Response, latency time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s := resp.Header.Get("X-APF-Flow-Schema"); s != "" {
-		r.result.FlowSchema = s
+	for _, h := range []string{"X-APF-Flow-Schema", "X-Kubernetes-PF-FlowSchema-UID"} {
+		if s := resp.Header.Get(h); s != "" {
+			r.result.FlowSchema = s
+		}
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:
@@ -107,6 +138,7 @@ func (r *recorder) record(resp *http.Response, latency time.Duration) {
 		}
 	default:
 		r.result.Other++
+		r.result.OtherStatus = resp.StatusCode
 	}
 }
 
@@ -159,8 +191,7 @@ func send(ctx context.Context, c *http.Client, baseURL string, rec *recorder) (i
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("X-Remote-User", rec.result.User)
-	req.Header.Add("X-Remote-Group", "system:authenticated")
+	identify(req, &rec.result.Client, rec.impersonate)
 	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
@@ -171,4 +202,20 @@ func send(ctx context.Context, c *http.Client, baseURL string, rec *recorder) (i
 	resp.Body.Close()
 	rec.record(resp, time.Since(start))
 	return resp.StatusCode, nil
+}
+
+// identify sets the identity headers of one request.
+func identify(req *http.Request, c *Client, impersonate bool) {
+	if impersonate {
+		req.Header.Set("Impersonate-User", c.User)
+		for _, g := range c.Groups {
+			req.Header.Add("Impersonate-Group", g)
+		}
+		return
+	}
+	req.Header.Set("X-Remote-User", c.User)
+	req.Header.Add("X-Remote-Group", "system:authenticated")
+	for _, g := range c.Groups {
+		req.Header.Add("X-Remote-Group", g)
+	}
 }

@@ -68,12 +68,12 @@ func samples() string {
 
 func TestRunOnManifests(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := Run([]string{"-f", samples(), "--user", "tenant-blue-ci", "--verb", "create", "--resource", "pods",
-		"--namespace", "tenant-blue-dev"}, nil, &out, &errOut)
+	code := Run([]string{"-f", samples(), "--user", "tenant-blue-ci", "--groups", "tenants", "--verb", "create",
+		"--resource", "pods", "--namespace", "tenant-blue-dev"}, nil, &out, &errOut)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, want := range []string{"tenant-workloads, conjunction #0 matched", `"tenant-blue"`, "2 (mutating)", "level 5000", "hand 6"} {
+	for _, want := range []string{"tenant-workloads, conjunction #0 matched", `"tenant-blue-dev"`, "2 (mutating)", "level 5000", "hand 6"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

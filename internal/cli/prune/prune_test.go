@@ -1,0 +1,86 @@
+package prune
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+func meta(name string, labelled bool, source string) metav1.ObjectMeta {
+	m := metav1.ObjectMeta{Name: name}
+	if labelled {
+		m.Labels = map[string]string{flowv1.LabelManagedBy: flowv1.ManagedByValue}
+	}
+	if source != "" {
+		m.Annotations = map[string]string{flowv1.AnnotationSource: source}
+	}
+	return m
+}
+
+func TestPruneDeletesOnlyOwnedObjects(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := flowcontrolv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(
+		&flowcontrolv1.FlowSchema{ObjectMeta: meta("apf-a", true, "FlowSchema/a")},
+		&flowcontrolv1.FlowSchema{ObjectMeta: meta("apf-b", false, "")},
+		&flowcontrolv1.FlowSchema{ObjectMeta: meta("labelled-only", true, "")},
+		&flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: meta("apf-a", true, "RequestPriority/a")},
+		&flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: meta("workload-low", false, "")},
+	).Build()
+
+	var out bytes.Buffer
+	if err := Prune(context.Background(), c, true, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "would delete"); n != 2 {
+		t.Fatalf("dry run listed %d objects, want 2:\n%s", n, out.String())
+	}
+	assertCount(t, c, 3, 2) // a dry run deletes nothing
+
+	out.Reset()
+	if err := Prune(context.Background(), c, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	assertCount(t, c, 2, 1)
+	for _, want := range []string{"deleted FlowSchema apf-a (from FlowSchema/a)", "deleted PriorityLevelConfiguration apf-a (from RequestPriority/a)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func assertCount(t *testing.T, c client.Client, wantFS, wantPLC int) {
+	t.Helper()
+	var fss flowcontrolv1.FlowSchemaList
+	var plcs flowcontrolv1.PriorityLevelConfigurationList
+	if err := c.List(context.Background(), &fss); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.List(context.Background(), &plcs); err != nil {
+		t.Fatal(err)
+	}
+	if len(fss.Items) != wantFS || len(plcs.Items) != wantPLC {
+		t.Fatalf("%d FlowSchemas and %d levels left, want %d and %d", len(fss.Items), len(plcs.Items), wantFS, wantPLC)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run([]string{"--bogus"}, &out, &errOut); code != 2 {
+		t.Fatalf("Run(--bogus) = %d, want 2", code)
+	}
+	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "prune-native") {
+		t.Fatalf("Run(--help) = %d, %q", code, errOut.String())
+	}
+}
