@@ -3,7 +3,11 @@
 // request — the matching FlowSchema and which of its conjunctions matched, the effective
 // RequestPriority (actual or backstop), the flow distinguisher, the width, and the hand of
 // queues shuffle sharding deals the flow. It runs the engine's own code (effective.Compute,
-// classify, shufflesharding), so its answer is the filter's answer.
+// classify, shufflesharding), so its answer is the filter's answer. It also says how
+// kube-apiserver classifies the request once the configuration is projected onto its own flow
+// control (internal/native): which native FlowSchema takes it (a projected one, or one of
+// kube-apiserver's own that come first, such as its mandatory exempt schema for system:masters
+// or probes), and why the chosen FlowSchema is not projected, if it is not.
 package explain
 
 import (
@@ -137,6 +141,8 @@ type Explanation struct {
 	LongRunning     bool               `json:"longRunning"`
 	FlowHash        string             `json:"flowHash"`
 	Hand            []int              `json:"hand,omitempty"`
+	// Native is how kube-apiserver classifies it with the configuration projected.
+	Native *NativeInfo `json:"native"`
 }
 
 // PriorityInfo describes the effective RequestPriority of a request.
@@ -166,6 +172,7 @@ func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
 		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
 	}
 	e.Hand = hand(p, r.FlowHash)
+	e.Native = explainNative(cfg, r.Schema, a)
 	return e
 }
 

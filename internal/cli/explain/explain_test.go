@@ -80,6 +80,39 @@ func TestRunOnManifests(t *testing.T) {
 	}
 }
 
+// TestNativeClassification checks the kube-apiserver line: a projected FlowSchema, a request
+// kube-apiserver's own schema takes first, and a FlowSchema that is not projected.
+func TestNativeClassification(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-f", samples(), "--user", "u", "--groups", "tenants", "--verb", "list", "--resource", "pods", "--namespace", "t-1"},
+			[]string{"kube-apiserver:", "FlowSchema apf-tenant-workloads, level apf-tenant-workloads (projected from FlowSchema/tenant-workloads)"}},
+		{[]string{"-f", samples(), "--user", "root", "--groups", "system:masters,tenants", "--verb", "list", "--resource", "pods", "--namespace", "t-1"},
+			[]string{"FlowSchema exempt, level exempt (kube-apiserver's own schema, ahead of the projection)"}},
+		{[]string{"-f", samples(), "--user", "u", "--groups", "tenants", "--verb", "get", "--resource", "pods", "--subresource", "log", "--namespace", "t-1"},
+			[]string{"kube-apiserver:", "serves it unclassified (long-running)"}},
+		{[]string{"-f", proposal(), "--user", "system:controller:gc", "--verb", "get", "--resource", "leases", "--namespace", "kube-system"},
+			[]string{"the FlowSchema above is not projected (NotExpressible)", "system:controller:.*"}},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		if code := Run(c.args, nil, &out, &errOut); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut.String())
+		}
+		for _, want := range c.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%v: output lacks %q:\n%s", c.args, want, out.String())
+			}
+		}
+	}
+}
+
+func proposal() string {
+	return filepath.Join(samples(), "..", "..", "internal", "validation", "testdata", "valid", "proposal.yaml")
+}
+
 func TestRunJSON(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := Run([]string{"-f", samples(), "-o", "json", "--user", "x", "--path", "/metrics"}, nil, &out, &errOut)

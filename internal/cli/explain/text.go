@@ -31,6 +31,9 @@ func (e *Explanation) WriteText(w io.Writer) error {
 		line("Flow hash", "%s", e.FlowHash)
 		line("Hand", "queues %v of %d per width (the request joins the shortest)", e.Hand, e.RequestPriority.QueuesPerWidth)
 	}
+	if e.Native != nil {
+		line("kube-apiserver", "%s", e.Native.describe())
+	}
 	return tw.Flush()
 }
 

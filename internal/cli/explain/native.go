@@ -1,0 +1,68 @@
+package explain
+
+import (
+	"fmt"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// NativeInfo is how kube-apiserver classifies the request when the configuration is projected
+// onto its own flow control (enforcement native) and its own schemas are as it bootstraps them.
+type NativeInfo struct {
+	// Classified is false for the long-running requests kube-apiserver serves unclassified.
+	Classified bool `json:"classified"`
+	// FlowSchema and PriorityLevel are the native objects kube-apiserver picks.
+	FlowSchema    string `json:"flowSchema,omitempty"`
+	PriorityLevel string `json:"priorityLevel,omitempty"`
+	// Source is the object the native FlowSchema was projected from ("FlowSchema/x"); empty
+	// for kube-apiserver's own schemas, which take some requests ahead of the projection.
+	Source string `json:"source,omitempty"`
+	// Projected tells whether the FlowSchema our classifier picks is projected; Reason and
+	// Message say why not.
+	Projected bool   `json:"projected"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// explainNative classifies a the way kube-apiserver would: its own mandatory and suggested
+// schemas plus the projection of cfg.
+func explainNative(cfg *effective.Config, schema *effective.Schema, a *request.Attributes) *NativeInfo {
+	plan := native.Project(cfg, native.Existing{})
+	out := &NativeInfo{Classified: native.Classified(a)}
+	switch res, ok := plan.FlowSchemaResults[schema.Name]; {
+	case schema == cfg.CatchAll || schema == cfg.MastersBackstop:
+		out.Projected = true // a backstop: projected, or mirrored by kube-apiserver's exempt
+	case ok && !schema.Backstop:
+		out.Projected, out.Reason, out.Message = res.Projected, res.Reason, res.Message
+	}
+	if !out.Classified {
+		return out
+	}
+	if fs := native.Classify(append(native.BootstrapSchemas(), plan.FlowSchemas...), a); fs != nil {
+		out.FlowSchema, out.PriorityLevel = fs.Name, fs.Spec.PriorityLevelConfiguration.Name
+		if native.Owned(fs) {
+			out.Source = fs.Annotations[flowv1.AnnotationSource]
+		}
+	}
+	return out
+}
+
+// describe is the explanation's kube-apiserver line.
+func (n *NativeInfo) describe() string {
+	if !n.Classified {
+		return "serves it unclassified (long-running)"
+	}
+	s := fmt.Sprintf("FlowSchema %s, level %s", n.FlowSchema, n.PriorityLevel)
+	if n.Source != "" {
+		s += " (projected from " + n.Source + ")"
+	} else {
+		s += " (kube-apiserver's own schema, ahead of the projection)"
+	}
+	if !n.Projected {
+		s += fmt.Sprintf("; the FlowSchema above is not projected (%s): %s", n.Reason, n.Message)
+	}
+	return s
+}
