@@ -108,6 +108,12 @@ func TestCRDRejectsInvalidObjects(t *testing.T) {
 		{"hand size too high", rp("c14", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 100, handSize: 65, queueLengthLimit: 1}"),
 			"spec.handSize in body should be less than or equal to 64"},
 		{"missing level", rp("c15", "{assuredConcurrencyShares: 1}"), "spec.priorityLevel: Required value"},
+		{"exempt level lending", rp("c16", "{priorityLevel: 0, lendablePercent: 10}"),
+			"priorityLevel 0 is the exempt level and neither lends nor borrows"},
+		{"lendable over 100", rp("c17", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, lendablePercent: 101}"),
+			"spec.lendablePercent: Invalid value: 101: spec.lendablePercent in body should be less than or equal to 100"},
+		{"negative borrowing limit", rp("c18", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: -1}"),
+			"spec.borrowingLimitPercent in body should be greater than or equal to 0"},
 
 		{"two operators", fs("f1", fsSpec("{equals: {field: user, value: a}, notEquals: {field: verb, value: get}}")),
 			"an atomic test takes exactly one operator"},
