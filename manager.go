@@ -218,7 +218,8 @@ func addHealthChecks(mgr ctrl.Manager) error {
 // webhook server to the manager, and the server cannot start without its certificate files.
 // Readiness fails until the webhook server serves.
 func setupWebhooks(mgr ctrl.Manager, f *managerFlags) error {
-	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers)}
+	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers),
+		NativeWarnings: f.enforcement == controllers.EnforcementNative}
 	if u := f.operatorUser(); u != "" {
 		opts.ExemptUsers = append(opts.ExemptUsers, u)
 	}

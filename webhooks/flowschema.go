@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -18,6 +19,8 @@ type FlowSchemaValidator struct {
 	Objects validation.Objects
 	// Access says who may configure the exempt level.
 	Access validation.ExemptAccess
+	// NativeWarnings warns about what kube-apiserver could not enforce exactly.
+	NativeWarnings bool
 }
 
 var _ admission.Validator[*v1alpha1.FlowSchema] = &FlowSchemaValidator{}
@@ -52,5 +55,9 @@ func (v *FlowSchemaValidator) validate(ctx context.Context, old, obj *v1alpha1.F
 	if err != nil {
 		return nil, lookupError(err)
 	}
-	return warnings, invalid("FlowSchema", obj.Name, append(denied, errs...))
+	errs = append(denied, errs...)
+	if v.NativeWarnings && len(errs) == 0 {
+		warnings = append(warnings, nativeWarnings("FlowSchema", obj.Name, native.MatchErrors(&obj.Spec))...)
+	}
+	return warnings, invalid("FlowSchema", obj.Name, errs)
 }

@@ -2,9 +2,12 @@ package webhooks
 
 import (
 	"context"
+	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/index"
@@ -58,4 +61,16 @@ func (c cacheObjects) FlowSchemasReferringTo(ctx context.Context, name string) (
 		out[i] = &list.Items[i]
 	}
 	return out, nil
+}
+
+// nativeWarnings turns the reasons an object cannot be projected into admission warnings: the
+// object is admitted (the in-process classifier and explain take it) but kube-apiserver will not
+// enforce it.
+func nativeWarnings(kind, name string, errs field.ErrorList) admission.Warnings {
+	out := make(admission.Warnings, 0, len(errs))
+	for _, err := range errs {
+		out = append(out, fmt.Sprintf("%s %q will not be enforced by kube-apiserver (reported as Projected=False): %s",
+			kind, name, err.Error()))
+	}
+	return out
 }

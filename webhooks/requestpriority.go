@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -18,6 +19,8 @@ type RequestPriorityValidator struct {
 	Objects validation.Objects
 	// Access says who may configure the exempt level.
 	Access validation.ExemptAccess
+	// NativeWarnings warns about what kube-apiserver could not enforce exactly.
+	NativeWarnings bool
 }
 
 var _ admission.Validator[*v1alpha1.RequestPriority] = &RequestPriorityValidator{}
@@ -49,5 +52,8 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 		return nil, lookupError(err)
 	}
 	errs = append(v.Access.RequestPriority(user, old, obj), errs...)
+	if v.NativeWarnings && len(errs) == 0 {
+		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)
+	}
 	return warnings, invalid("RequestPriority", obj.Name, errs)
 }

@@ -25,6 +25,9 @@ type Options struct {
 	// SetupWithManager learns it from the API server, and fails when it cannot unless
 	// ExemptUsers is set.
 	ExemptUsers []string
+	// NativeWarnings adds an admission warning to every object kube-apiserver could not enforce
+	// exactly once projected (enforcement native); the object is admitted all the same.
+	NativeWarnings bool
 }
 
 // selfLookupTimeout bounds the request that learns the operator's own user name.
@@ -45,12 +48,12 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	access := exemptAccess(opts, self)
 	objects := cacheObjects{reader: mgr.GetCache()}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.RequestPriority{}).
-		WithValidator(&RequestPriorityValidator{Objects: objects, Access: access}).
+		WithValidator(&RequestPriorityValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the RequestPriority webhook: %w", err)
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.FlowSchema{}).
-		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access}).
+		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the FlowSchema webhook: %w", err)
 	}

@@ -114,7 +114,7 @@ func (s *suite) startManager() error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := SetupWithManager(mgr, Options{}); err != nil {
+	if err := SetupWithManager(mgr, Options{NativeWarnings: true}); err != nil {
 		return err
 	}
 	go func() { s.done <- mgr.Start(ctx) }()

@@ -7,6 +7,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
 
@@ -58,4 +59,17 @@ func copyInt32(p *int32) *int32 {
 	}
 	v := *p
 	return &v
+}
+
+// LevelErrors lists why a RequestPriority spec cannot be projected exactly (a hand kube-apiserver
+// refuses); nil when it can. The webhook warns with it.
+func LevelErrors(spec *flowv1.RequestPrioritySpec) field.ErrorList {
+	if spec.PriorityLevel == flowv1.ExemptPriorityLevel || spec.QueuesPerWidth == nil || spec.HandSize == nil {
+		return nil
+	}
+	p := &effective.Priority{Name: "x", Level: spec.PriorityLevel, QueuesPerWidth: *spec.QueuesPerWidth, HandSize: *spec.HandSize}
+	if _, err := priorityLevel(p, "x"); err != nil {
+		return field.ErrorList{err}
+	}
+	return nil
 }

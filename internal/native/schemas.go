@@ -105,3 +105,10 @@ func distinguisher(d *flowv1.FlowDistinguisher) *flowcontrolv1.FlowDistinguisher
 	}
 	return &flowcontrolv1.FlowDistinguisherMethod{Type: t}
 }
+
+// MatchErrors lists why a FlowSchema spec cannot be projected exactly whatever its
+// RequestPriority (its tests and its distinguisher); nil when it can. The webhook warns with it.
+func MatchErrors(spec *flowv1.FlowSchemaSpec) field.ErrorList {
+	_, errs := compileMatch(&effective.Schema{Distinguisher: spec.FlowDistinguisher, Match: spec.Match})
+	return errs
+}
