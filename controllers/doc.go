@@ -8,8 +8,19 @@
 //     JSON patch that applies only if the object is unchanged since the decision
 //     (defaults_patch.go), so it never overwrites a concurrent edit by the user.
 //   - the status reconcilers (requestpriority_controller.go, flowschema_controller.go) report
-//     on every object whether the filter uses it, computed by effective.Compute over the cached
-//     objects: the same function the filter engine uses, so status and behaviour agree.
+//     on every object whether it is in effect (Ready), computed by effective.Compute over the
+//     cached objects: the same function the classifier and the projection use, so status and
+//     behaviour agree; and, with enforcement native, whether kube-apiserver enforces it
+//     (Projected, status.nativeName), True only once the native object holds the projection.
+//   - the projector (projection_controller.go), with enforcement native, keeps kube-apiserver's
+//     native flowcontrol.apiserver.k8s.io/v1 objects equal to internal/native.Project of the
+//     effective configuration: server-side apply of what differs (field manager apf-operator),
+//     deletion of owned objects whose source is gone, never a write to an object it does not
+//     own. Like the defaults reconciler it handles one fixed request and waits for the cache to
+//     show its writes.
+//
+// The three share one snapshot (snapshot.go): the effective configuration and its projection
+// are computed once per distinct state of the objects they depend on.
 //
 // Status is written only when it changes and events are emitted only on transitions, so an
 // idle cluster sees no writes from the operator.
@@ -22,4 +33,6 @@
 //   - apf_operator_defaults_conflicts_total{kind}: creations or repairs that lost a race with
 //     another writer: a creation refused with AlreadyExists, or a repair refused because the
 //     object changed after the decision; the change triggers a new decision.
+//   - apf_operator_projection_objects{kind,state}: objects by projection state.
+//   - apf_operator_projection_writes_total{kind,operation,result}: writes of native objects.
 package controllers
