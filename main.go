@@ -1,10 +1,13 @@
 // Command apf-operator manages API Priority and Fairness configuration: it keeps a safe default
-// configuration present, validates RequestPriority and FlowSchema objects at admission, and
-// reports whether each object is in effect. Subcommands:
+// configuration present, validates RequestPriority and FlowSchema objects at admission, projects
+// them onto kube-apiserver's own flow control, which enforces them, and reports whether each
+// object is in effect and projected. Subcommands:
 //
 //	apf-operator [manager] [flags]          run the operator (default)
 //	apf-operator validate -f PATH...        check manifests offline, before they merge
 //	apf-operator explain -f PATH... --user  show how a request would be classified
+//	apf-operator import -f PATH...          convert native flowcontrol objects into manifests
+//	apf-operator prune-native               delete the native objects the operator projected
 package main
 
 import (
@@ -13,6 +16,8 @@ import (
 	"os"
 
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
+	"github.com/apf-operator/apf-operator/internal/cli/importer"
+	"github.com/apf-operator/apf-operator/internal/cli/prune"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 )
 
@@ -32,6 +37,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return validate.Run(args, stdin, stdout, stderr)
 	case "explain":
 		return explain.Run(args, stdin, stdout, stderr)
+	case "import":
+		return importer.Run(args, stdin, stdout, stderr)
+	case "prune-native":
+		return prune.Run(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -47,5 +56,8 @@ Commands:
   manager    run the operator (the default); see 'apf-operator manager --help'
   validate   validate RequestPriority and FlowSchema manifests offline; see 'apf-operator validate --help'
   explain    show how a request would be classified; see 'apf-operator explain --help'
+  import     convert kube-apiserver's native flow control objects into manifests; see 'apf-operator import --help'
+  prune-native
+             delete the native flow control objects the operator projected (helm uninstall runs it)
   help       show this text
 `

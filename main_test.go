@@ -16,9 +16,11 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
 		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},
+		{[]string{"import"}, 2, "nothing to import"},
 		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
 		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},
 		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
+		{[]string{"prune-native", "--help"}, 0, "prune-native"},
 		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
 	}
 	for _, c := range cases {

@@ -28,6 +28,9 @@ type Result struct {
 	Message string
 	// NativeName names the native object (set only when projected).
 	NativeName string
+	// Errors are the field errors behind ReasonNotExpressible, one per field that cannot be
+	// expressed natively (paths from spec); nil for every other reason.
+	Errors field.ErrorList
 }
 
 // Plan is the projection of an effective configuration: the native objects the cluster should
@@ -149,8 +152,8 @@ func projected(kind, name string) Result {
 }
 
 func notExpressible(errs field.ErrorList) Result {
-	return Result{Reason: flowv1.ReasonNotExpressible, Message: "not projected, so kube-apiserver does not enforce " +
-		"it (the in-process filter still does): " + errs.ToAggregate().Error()}
+	return Result{Reason: flowv1.ReasonNotExpressible, Errors: errs, Message: "not projected, so kube-apiserver does not " +
+		"enforce it: " + errs.ToAggregate().Error()}
 }
 
 func typeMeta(kind string) metav1.TypeMeta {

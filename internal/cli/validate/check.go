@@ -12,9 +12,9 @@ import (
 )
 
 // check decodes the documents and validates every APF object against the whole set, as if
-// each were created into a cluster holding the others. It returns the findings and the number
-// of APF objects.
-func check(ctx context.Context, docs []document) ([]finding, int) {
+// each were created into a cluster holding the others. It returns the findings and the decoded
+// APF objects.
+func check(ctx context.Context, docs []document) ([]finding, []object) {
 	var objs []object
 	var findings []finding
 	for _, d := range docs {
@@ -37,7 +37,7 @@ func check(ctx context.Context, docs []document) ([]finding, int) {
 		}
 		findings = append(findings, fieldFindings(o, errs, warnings)...)
 	}
-	return findings, len(objs)
+	return findings, objs
 }
 
 // newSet indexes the decoded objects for the cross-object rules.

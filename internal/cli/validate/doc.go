@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json]
+//	apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json] [--target filter|native]
 //
 // A PATH is a file, a directory (its .yaml, .yml and .json files, recursively) or `-` for
 // standard input. Files may hold several YAML documents; documents of other API groups are
@@ -15,6 +15,15 @@
 // two objects of one kind with one name are errors; a FlowSchema naming a RequestPriority that
 // is not in the set is a warning (it may already exist in the cluster). Authorization for the
 // exempt level is not checked: it depends on who applies the manifests.
+//
+// --target says what the configuration must be fit for. `filter` (the default) checks the
+// admission rules above, which is all the in-process filter needs. `native` also projects the
+// set onto kube-apiserver's flowcontrol.apiserver.k8s.io/v1 objects with package
+// internal/native, as the operator would into a cluster holding none of its native objects,
+// and reports each RequestPriority or FlowSchema that cannot be projected exactly
+// (NotExpressible: one error per field, with the field path and the fix) or that finds no free
+// matching precedence (PrecedenceExhausted: an error about the document). A FlowSchema whose
+// RequestPriority is the one not projected is not reported again.
 //
 // Each finding is a line `FILE:DOC: FIELD PATH: MESSAGE` (DOC counts the documents of the file
 // from 0; warnings read `FILE:DOC: warning: ...`), or with -o json one JSON object. The exit

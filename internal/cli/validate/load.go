@@ -34,3 +34,28 @@ func LoadObjects(paths []string, stdin io.Reader) ([]v1alpha1.RequestPriority, [
 	}
 	return rps, fss, errors.Join(errs...)
 }
+
+// Document is one YAML document of an input, as findings name it: FILE:INDEX, the index
+// counting the documents of the file from 0 (standard input is "<stdin>").
+type Document struct {
+	File  string
+	Index int
+	Data  []byte
+}
+
+// ReadDocuments splits the given paths (files, directories recursively, `-` for stdin) into
+// their YAML documents with the validator's own reading, for commands such as import that
+// decode other kinds. A path that cannot be read, or a document that is not YAML, is an error
+// naming the file.
+func ReadDocuments(paths []string, stdin io.Reader) ([]Document, error) {
+	docs, findings := collect(paths, stdin)
+	out := make([]Document, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, Document{File: d.file, Index: d.index, Data: d.data})
+	}
+	var errs []error
+	for _, f := range findings {
+		errs = append(errs, errors.New(f.String()))
+	}
+	return out, errors.Join(errs...)
+}

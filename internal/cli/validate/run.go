@@ -16,10 +16,24 @@ const (
 	ExitUsage = 2
 )
 
+// Targets of --target: what the manifests must be fit for.
+const (
+	// TargetFilter checks the rules the admission webhooks enforce: what the in-process filter
+	// runs (the default).
+	TargetFilter = "filter"
+	// TargetNative also requires every object to project exactly onto kube-apiserver's native
+	// flowcontrol.apiserver.k8s.io/v1 objects.
+	TargetNative = "native"
+)
+
+// usageLine is the synopsis printed with usage errors and --help.
+const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json] [--target filter|native]\n"
+
 // options are the parsed command line.
 type options struct {
 	paths  []string
 	output string
+	target string
 }
 
 // PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain
@@ -47,12 +61,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\nUsage: apf-operator validate -f PATH [-f PATH]... [-o text|json]\n", err)
+		fmt.Fprintf(stderr, "Error: %v\n%s", err, usageLine)
 		return ExitUsage
 	}
 	docs, readFindings := collect(opts.paths, stdin)
-	checked, objects := check(context.Background(), docs)
+	checked, objs := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
+	if opts.target == TargetNative {
+		findings = append(findings, nativeFindings(objs)...)
+	}
+	objects := len(objs)
 	sortFindings(findings)
 	if err := report(findings, opts.output, stdout); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
@@ -71,8 +89,12 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	var paths PathList
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() { usage(fs, stderr) }
 	fs.Var(&paths, "f", "a manifest file, a directory (searched recursively) or - for standard input; repeatable")
 	output := fs.String("o", "text", "output format: text or json")
+	target := fs.String("target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
+		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
+		"flowcontrol.apiserver.k8s.io/v1 objects)")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return options{}, err
@@ -89,5 +111,25 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if *output != "text" && *output != "json" {
 		return options{}, fmt.Errorf("unsupported output %q: use text or json", *output)
 	}
-	return options{paths: paths, output: *output}, nil
+	if *target != TargetFilter && *target != TargetNative {
+		return options{}, fmt.Errorf("unsupported --target %q: use %s or %s", *target, TargetFilter, TargetNative)
+	}
+	return options{paths: paths, output: *output, target: *target}, nil
+}
+
+// usage prints --help: the synopsis, what the command checks and the flags.
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, usageLine+`
+Checks RequestPriority and FlowSchema manifests offline with the admission webhooks' rules.
+Each finding is a line FILE:DOC: FIELD: MESSAGE. Exit code 0: no error (warnings allowed);
+1: at least one error; 2: usage error.
+
+With --target native, every object must also be projected exactly onto kube-apiserver's
+native PriorityLevelConfiguration and FlowSchema objects, as the operator projects them
+into a cluster: each object that cannot be (a test on name, a path equality, a
+transformation, a pattern over user names...) is an error naming the field.
+
+Flags:
+`)
+	fs.PrintDefaults()
 }

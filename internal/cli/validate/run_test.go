@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +16,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
@@ -223,5 +227,132 @@ func writeFile(t *testing.T, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNativeTargetOnProposal checks that --target native reports, on the proposal's
+// configuration, exactly the FlowSchemas native.Project cannot project, each with its field:
+// system-high (a resource without its subresource, a pattern over user names) and
+// workload-high (a negated pattern over user names).
+func TestNativeTargetOnProposal(t *testing.T) {
+	file := filepath.Join(corpus, "valid", "proposal.yaml")
+	code, out, errOut := run(t, "", "--target", "native", "-f", file)
+	want := []string{
+		file + `:6: spec.match[0].and: Invalid value: "resource": not expressible natively: resource is constrained but subresource is not`,
+		file + `:6: spec.match[2].and[0].patternMatch: Invalid value: "system:controller:.*": not expressible natively`,
+		file + `:8: spec.match[0].and[0].notPatternMatch: Invalid value: "system:serviceaccount:.*": not expressible natively`,
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != ExitError || len(lines) != len(want) || !strings.HasPrefix(errOut, "10 object(s) checked: 3 error(s)") {
+		t.Fatalf("exit %d, findings:\n%s%s", code, out, errOut)
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("finding %d = %q, want prefix %q", i, lines[i], want[i])
+		}
+	}
+	if got, want := reportedNames(t, file), notProjected(t, file); !slices.Equal(got, want) {
+		t.Errorf("reported %v, native.Project does not project %v", got, want)
+	}
+}
+
+// reportedNames runs --target native -o json and returns kind/name of every finding, sorted
+// and without repetition.
+func reportedNames(t *testing.T, file string) []string {
+	t.Helper()
+	_, out, _ := run(t, "", "--target", "native", "-o", "json", "-f", file)
+	var got struct{ Findings []finding }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range got.Findings {
+		names = append(names, f.Kind+"/"+f.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// notProjected asks native.Project directly which objects of file are not expressible.
+func notProjected(t *testing.T, file string) []string {
+	t.Helper()
+	rps, fss, err := LoadObjects([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	var names []string
+	for kind, results := range map[string]map[string]native.Result{
+		"RequestPriority": plan.RequestPriorities, "FlowSchema": plan.FlowSchemaResults} {
+		for name, r := range results {
+			if !r.Projected && r.Reason != v1alpha1.ReasonRequestPriorityNotProjected {
+				names = append(names, kind+"/"+name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// TestNativeCorpus checks every native-invalid manifest: accepted by the default target, and
+// under --target native exactly the findings its `# expect:` lines list.
+func TestNativeCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(corpus, "native-invalid", "*.yaml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("corpus: %d files, %v", len(files), err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			if code, out, errOut := run(t, "", "-f", file); code != ExitOK || out != "" {
+				t.Errorf("--target filter: exit %d, want %d without findings:\n%s%s", code, ExitOK, out, errOut)
+			}
+			expects := expectations(t, file)
+			code, out, errOut := run(t, "", "--target", "native", "-f", file)
+			if code != ExitError {
+				t.Errorf("--target native: exit code %d, want %d (%s)", code, ExitError, errOut)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != len(expects) {
+				t.Errorf("%d findings, want %d:\n%s", len(lines), len(expects), out)
+			}
+			for _, want := range expects {
+				if !anyHasPrefix(lines, file+":"+want) {
+					t.Errorf("no finding %q in:\n%s", file+":"+want, out)
+				}
+			}
+		})
+	}
+}
+
+// TestNativeTargetPrecedenceExhausted gives more FlowSchemas than native precedences between
+// the suggested control-plane schemas and service-accounts: the last one in order is an error
+// about its document.
+func TestNativeTargetPrecedenceExhausted(t *testing.T) {
+	n := native.MaxPrecedence - native.MinPrecedence + 1 // one more than fits
+	var in strings.Builder
+	in.WriteString("apiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: RequestPriority\nmetadata: {name: p}\n" +
+		"spec: {priorityLevel: 1, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1}\n")
+	for i := range n {
+		fmt.Fprintf(&in, "---\napiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: FlowSchema\n"+
+			"metadata: {name: s%05d}\nspec: {matchingPriority: %d, requestPriority: {name: p}, "+
+			"match: [{and: [{equals: {field: user, value: u%d}}]}]}\n", i, i, i)
+	}
+	code, out, _ := run(t, in.String(), "--target", "native", "-f", "-")
+	want := fmt.Sprintf("<stdin>:%d: not projected: only %d FlowSchemas fit between matching precedences %d and %d",
+		n, n-1, native.MinPrecedence, native.MaxPrecedence-1)
+	if code != ExitError || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, want) {
+		t.Fatalf("exit %d, findings:\n%s\nwant one: %s", code, out, want)
+	}
+}
+
+func TestTargetFlag(t *testing.T) {
+	if code, _, errOut := run(t, "", "--target", "kube", "-f", "x"); code != ExitUsage ||
+		!strings.Contains(errOut, `unsupported --target "kube": use filter or native`) {
+		t.Errorf("--target kube: exit %d, %q", code, errOut)
+	}
+	code, out, errOut := run(t, "", "--help")
+	if code != ExitOK || out != "" || !strings.Contains(errOut, "--target filter|native") ||
+		!strings.Contains(errOut, "With --target native") {
+		t.Errorf("--help: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
 }

@@ -1,0 +1,76 @@
+package importer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// manifest is what is printed of an object: no status, no empty metadata fields.
+type manifest struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec any `json:"spec"`
+}
+
+// Write prints the imported objects as YAML documents, each preceded by a comment naming
+// the native object it came from: RequestPriority objects by level, then FlowSchema objects
+// by matchingPriority and name.
+func Write(w io.Writer, res *Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Imported by apf-operator import: %d RequestPriority and %d FlowSchema objects.\n",
+		len(res.RequestPriorities), len(res.FlowSchemas))
+	for i := range res.RequestPriorities {
+		rp := &res.RequestPriorities[i]
+		if err := writeDoc(&b, native.KindRequestPriority, rp.Name, &rp.Spec, res.Sources); err != nil {
+			return err
+		}
+	}
+	for i := range res.FlowSchemas {
+		fs := &res.FlowSchemas[i]
+		if err := writeDoc(&b, native.KindFlowSchema, fs.Name, &fs.Spec, res.Sources); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeDoc(b *strings.Builder, kind, name string, spec any, sources map[string]string) error {
+	m := manifest{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
+	m.Metadata.Name = name
+	data, err := yaml.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", kind, name, err)
+	}
+	b.WriteString("---\n")
+	if src := sources[kind+"/"+name]; src != "" {
+		b.WriteString("# from " + src + "\n")
+	}
+	b.Write(data)
+	return nil
+}
+
+// Report prints the notes, the problems (as warnings: each object named was left out), the
+// skipped objects and a summary line.
+func (res *Result) Report(w io.Writer) {
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "note: "+n)
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintln(w, "warning: "+p)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(w, "skipped %s %q: %s\n", s.Kind, s.Name, s.Why)
+	}
+	fmt.Fprintf(w, "imported %d RequestPriority and %d FlowSchema objects; %d native object(s) could not be imported exactly\n",
+		len(res.RequestPriorities), len(res.FlowSchemas), len(res.Problems))
+}

@@ -1,0 +1,297 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/classify"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// corpusSize is the number of requests each round trip classifies.
+const corpusSize = 6000
+
+// bootstrapInput is kube-apiserver's own configuration: mandatory and suggested objects.
+func bootstrapInput() *Input {
+	in := &Input{}
+	for _, plc := range slices.Concat(bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations) {
+		in.PriorityLevels = append(in.PriorityLevels, *plc.DeepCopy())
+	}
+	for _, fs := range slices.Concat(bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas) {
+		in.FlowSchemas = append(in.FlowSchemas, *fs.DeepCopy())
+	}
+	return in
+}
+
+// TestRoundTripBootstrap imports kube-apiserver's suggested configuration and checks that the
+// classifier picks, for every request of the corpus, the imported twin of kube-apiserver's
+// choice, and that the schemas that project again match what the originals matched.
+func TestRoundTripBootstrap(t *testing.T) {
+	rt := roundTrip(t, bootstrapInput(), Options{IncludeBootstrap: true})
+	wantLevels := map[string]int32{"exempt": 0, "leader-election": 1000, "node-high": 2000, "system": 3000,
+		"workload-high": 4000, "workload-low": 5000, "global-default": 6000}
+	for _, rp := range rt.res.RequestPriorities {
+		if want, ok := wantLevels[rp.Name]; !ok || rp.Spec.PriorityLevel != want {
+			t.Errorf("RequestPriority %s at level %d; want the levels %v", rp.Name, rp.Spec.PriorityLevel, wantLevels)
+		}
+	}
+	if len(rt.res.RequestPriorities) != len(wantLevels) {
+		t.Errorf("%d RequestPriority objects, want %d", len(rt.res.RequestPriorities), len(wantLevels))
+	}
+	// A service account wildcard becomes a pattern over user names, which internal/native
+	// cannot list: system-leader-election and kube-system-service-accounts do not project again.
+	rt.wantReprojected(t, "probes", "system-node-high", "system-nodes", "kube-controller-manager",
+		"kube-controller-manager-nonresource", "kube-scheduler", "kube-scheduler-nonresource", "service-accounts",
+		"global-default")
+}
+
+// TestRoundTripCustom does the same on testdata/custom.yaml: users, groups and service
+// accounts, resources with subresources, namespaces with and without cluster scope,
+// non-resource paths of every form, a single-queue level, an unused level and a dangling
+// schema.
+func TestRoundTripCustom(t *testing.T) {
+	in, err := readFiles([]string{filepath.Join("testdata", "custom.yaml")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mandatory := bootstrapInput() // kube-apiserver always has its mandatory objects
+	for _, plc := range mandatory.PriorityLevels {
+		if plc.Name == "exempt" || plc.Name == "catch-all" {
+			in.PriorityLevels = append(in.PriorityLevels, plc)
+		}
+	}
+	for _, fs := range mandatory.FlowSchemas {
+		if fs.Name == "exempt" || fs.Name == "catch-all" {
+			in.FlowSchemas = append(in.FlowSchemas, fs)
+		}
+	}
+	rt := roundTrip(t, in, Options{})
+	// ci tests a service account wildcard (see TestRoundTripBootstrap); orphan is not in effect.
+	rt.wantReprojected(t, "everyone", "ops", "ops-nonresource", "probes-extra", "tenant-users")
+}
+
+// roundTripState is what one round trip computed.
+type roundTripState struct {
+	in      *Input
+	res     *Result
+	rps     []flowv1.RequestPriority // the printed RequestPriority objects, read back
+	cfg     *effective.Config
+	plan    *native.Plan
+	corpus  []request.Attributes
+	origins map[string]*flowcontrolv1.FlowSchema // imported name -> native schema
+}
+
+// roundTrip imports in, checks the printed manifests with `validate`, and compares the
+// classification of the corpus natively and by the classifier.
+func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
+	t.Helper()
+	rt := &roundTripState{in: in, res: Import(in, opts), corpus: requestCorpus(corpusSize)}
+	if len(rt.res.Problems) > 0 {
+		t.Fatalf("problems: %q", rt.res.Problems)
+	}
+	var fss []flowv1.FlowSchema
+	rt.rps, fss = reload(t, rt.res)
+	rt.cfg = effective.Compute(rt.rps, fss)
+	rt.plan = native.Project(rt.cfg, native.Existing{})
+	rt.origins = map[string]*flowcontrolv1.FlowSchema{}
+	for i := range in.FlowSchemas {
+		fs := &in.FlowSchemas[i]
+		rt.origins[fs.Name], rt.origins[fs.Name+nonResourceSuffix] = fs, fs
+	}
+	rt.checkFirstMatch(t)
+	rt.checkEachSchema(t)
+	rt.checkReprojection(t)
+	return rt
+}
+
+// reload prints the result, checks it with `apf-operator validate` and reads it back.
+func reload(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1.FlowSchema) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := Write(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "imported.yaml")
+	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var findings, summary bytes.Buffer
+	if code := validate.Run([]string{"-f", file}, nil, &findings, &summary); code != validate.ExitOK {
+		t.Fatalf("validate: exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
+	}
+	rps, fss, err := validate.LoadObjects([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rps, fss
+}
+
+// checkFirstMatch compares, request by request, the classifier's FlowSchema and level with
+// the imported twin of kube-apiserver's choice.
+func (rt *roundTripState) checkFirstMatch(t *testing.T) {
+	t.Helper()
+	cls := classify.Compile(rt.cfg)
+	var got classify.Result
+	for i := range rt.corpus {
+		a := &rt.corpus[i]
+		want := rt.expected(a)
+		cls.Classify(a, &got)
+		if got.Schema.Name != want {
+			t.Fatalf("request %+v: classified into %q, want %q", *a, got.Schema.Name, want)
+		}
+		if fs := rt.origins[want]; fs != nil && !sameLevel(got.Schema.Priority.Name, fs) {
+			t.Fatalf("request %+v: level %q, native level %q", *a, got.Schema.Priority.Name, fs.Spec.PriorityLevelConfiguration.Name)
+		}
+	}
+}
+
+func sameLevel(ours string, fs *flowcontrolv1.FlowSchema) bool {
+	return ours == fs.Spec.PriorityLevelConfiguration.Name
+}
+
+// expected is the name of the schema the classifier should pick for a: the imported twin of
+// kube-apiserver's pick, the backstop for catch-all, and, for members of system:masters that
+// kube-apiserver's mandatory exempt schema takes first, what the imported schemas pick (the
+// difference the package documentation describes).
+func (rt *roundTripState) expected(a *request.Attributes) string {
+	pick := nativePick(rt.in.PriorityLevels, rt.in.FlowSchemas, a)
+	if pick != nil && pick.Name == "exempt" {
+		pick = nativePick(rt.in.PriorityLevels, withoutMandatoryExempt(rt.in.FlowSchemas), a)
+		if pick.Name == "catch-all" {
+			return effective.BackstopExemptName
+		}
+	}
+	switch {
+	case pick.Name == "catch-all":
+		return effective.CatchAllName
+	case !a.ResourceRequest && rt.split(pick.Name):
+		return pick.Name + nonResourceSuffix
+	}
+	return pick.Name
+}
+
+func withoutMandatoryExempt(fss []flowcontrolv1.FlowSchema) []flowcontrolv1.FlowSchema {
+	return slices.DeleteFunc(slices.Clone(fss), func(fs flowcontrolv1.FlowSchema) bool { return fs.Name == "exempt" })
+}
+
+// split reports whether the native schema was imported as two.
+func (rt *roundTripState) split(name string) bool {
+	return slices.ContainsFunc(rt.res.FlowSchemas, func(fs flowv1.FlowSchema) bool { return fs.Name == name+nonResourceSuffix })
+}
+
+// checkEachSchema checks every imported schema alone: it matches exactly the requests its
+// native original matches (the two halves of a split schema together).
+func (rt *roundTripState) checkEachSchema(t *testing.T) {
+	t.Helper()
+	for _, fs := range rt.res.FlowSchemas {
+		if strings.HasSuffix(fs.Name, nonResourceSuffix) {
+			continue
+		}
+		alone := []flowv1.FlowSchema{fs}
+		if rt.split(fs.Name) {
+			alone = append(alone, *rt.imported(fs.Name + nonResourceSuffix))
+		}
+		cfg := effective.Compute(rt.rps, alone)
+		if len(cfg.Schemas) == 0 {
+			continue // refers to a level that is not there: matches nothing, as natively
+		}
+		cls := classify.Compile(cfg)
+		var got classify.Result
+		for i := range rt.corpus {
+			a := &rt.corpus[i]
+			cls.Classify(a, &got)
+			if ours, theirs := !got.Schema.Backstop, nativeMatches(rt.origins[fs.Name], a); ours != theirs {
+				t.Fatalf("FlowSchema %s alone: matches %+v: %v, natively %v", fs.Name, *a, ours, theirs)
+			}
+		}
+	}
+}
+
+func (rt *roundTripState) imported(name string) *flowv1.FlowSchema {
+	for i := range rt.res.FlowSchemas {
+		if rt.res.FlowSchemas[i].Name == name {
+			return &rt.res.FlowSchemas[i]
+		}
+	}
+	return nil
+}
+
+// checkReprojection checks that every imported schema that native.Project projects again
+// matches, natively, what its original matched (on the requests its conjunctions can accept:
+// a split half on its own kind of request), and that every level projected again has the
+// original's spec.
+func (rt *roundTripState) checkReprojection(t *testing.T) {
+	t.Helper()
+	for name, r := range rt.plan.FlowSchemaResults {
+		if !r.Projected {
+			continue
+		}
+		again := rt.plan.FlowSchemas[slices.IndexFunc(rt.plan.FlowSchemas, func(fs flowcontrolv1.FlowSchema) bool {
+			return fs.Name == r.NativeName
+		})]
+		for i := range rt.corpus {
+			a := &rt.corpus[i]
+			if rt.split(strings.TrimSuffix(name, nonResourceSuffix)) && a.ResourceRequest == strings.HasSuffix(name, nonResourceSuffix) {
+				continue // the other half's requests
+			}
+			if got, want := nativeMatches(&again, a), nativeMatches(rt.origins[name], a); got != want {
+				t.Fatalf("FlowSchema %s projected again as %s: matches %+v: %v, the original %v", name, again.Name, *a, got, want)
+			}
+		}
+	}
+	rt.checkLevels(t)
+}
+
+// checkLevels compares each level projected again with its original, v1 defaults applied.
+func (rt *roundTripState) checkLevels(t *testing.T) {
+	t.Helper()
+	for _, again := range rt.plan.PriorityLevels {
+		name := strings.TrimPrefix(again.Name, "apf-")
+		i := slices.IndexFunc(rt.in.PriorityLevels, func(p flowcontrolv1.PriorityLevelConfiguration) bool { return p.Name == name })
+		if i < 0 {
+			continue // a backstop
+		}
+		if got, want := limitedOf(again), limitedOf(rt.in.PriorityLevels[i]); got != want {
+			t.Errorf("PriorityLevelConfiguration %s projected again as %+v, the original is %+v", name, got, want)
+		}
+	}
+}
+
+// limited is the meaning of a Limited level, v1 defaults applied.
+type limited struct {
+	shares, lendable, borrowing, queues, hand, queueLength int32
+}
+
+func limitedOf(plc flowcontrolv1.PriorityLevelConfiguration) limited {
+	l := plc.Spec.Limited
+	q := queuing(*l.LimitResponse.Queuing)
+	return limited{shares: *int32Or(l.NominalConcurrencyShares, defaultShares), lendable: *int32Or(l.LendablePercent, 0),
+		borrowing: *int32Or(l.BorrowingLimitPercent, -1), queues: q.Queues, hand: q.HandSize, queueLength: q.QueueLengthLimit}
+}
+
+// wantReprojected checks which imported FlowSchemas native.Project projects again.
+func (rt *roundTripState) wantReprojected(t *testing.T, names ...string) {
+	t.Helper()
+	var got []string
+	for name, r := range rt.plan.FlowSchemaResults {
+		if r.Projected {
+			got = append(got, name)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(names)
+	if !slices.Equal(got, names) {
+		t.Errorf("projected again: %v, want %v", got, names)
+	}
+}

@@ -1,0 +1,70 @@
+package validate
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// nativeFindings projects the objects onto kube-apiserver's native flow control, as the operator
+// would into a cluster holding no native object of its own (native.Project with no existing
+// objects), and reports every object that cannot be projected exactly: ReasonNotExpressible
+// with one finding per field, ReasonPrecedenceExhausted as a finding about the document.
+// Objects that are not in effect are not reported again (validation already reported why), nor
+// FlowSchemas whose RequestPriority is the one not projected.
+func nativeFindings(objs []object) []finding {
+	first := firstByName(objs)
+	var rps []v1alpha1.RequestPriority
+	var fss []v1alpha1.FlowSchema
+	for _, o := range first {
+		if o.rp != nil {
+			rps = append(rps, *o.rp)
+		} else {
+			fss = append(fss, *o.fs)
+		}
+	}
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	var findings []finding
+	for _, o := range first {
+		kind, name := o.kindName()
+		results := plan.FlowSchemaResults
+		if o.rp != nil {
+			results = plan.RequestPriorities
+		}
+		findings = append(findings, resultFindings(o, kind, name, results[name])...)
+	}
+	return findings
+}
+
+// firstByName keeps the first object of each kind and name, in input order: later duplicates
+// are already errors (see names).
+func firstByName(objs []object) []object {
+	seen := map[string]bool{}
+	var out []object
+	for _, o := range objs {
+		kind, name := o.kindName()
+		if !seen[kind+"/"+name] {
+			seen[kind+"/"+name] = true
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// resultFindings turns one object's projection Result into findings.
+func resultFindings(o object, kind, name string, res native.Result) []finding {
+	switch res.Reason {
+	case v1alpha1.ReasonNotExpressible:
+		errs := res.Errors
+		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
+			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), "", res.Message)}
+		}
+		return fieldFindings(o, errs, nil)
+	case v1alpha1.ReasonPrecedenceExhausted:
+		return []finding{docFinding(o.doc, kind, name, "", res.Message+
+			"; merge FlowSchemas, or keep some of them off natively enforced clusters")}
+	}
+	return nil
+}
