@@ -13,7 +13,8 @@
 // reports Projected=False, reason NotExpressible, with the field path. Per conjunction, the
 // tests of each field are reduced to "every value" or a finite set of values:
 //   - equals / inSet give a finite set; a pattern gives one when its language is finite
-//     ("^(get|list)$", "kube-(system|public)") or every value (".*");
+//     ("^(get|list)$", "kube-(system|public)") or every value (".*"); U+FFFD in a pattern
+//     (which also matches a byte that is not UTF-8) leaves its language unbounded;
 //   - every other test on a field with a finite set (negations included, patterns of any
 //     kind) filters that set by evaluating the test on each value, which is exact;
 //   - a negation on a field whose domain is finite is applied to the domain: the verbs of
@@ -26,15 +27,16 @@
 // and a non-resource rule (verbs × nonResourceURLs). Not expressible, with the reason in the
 // message: a test on name; a pattern or negation over an unbounded domain (user names,
 // groups, paths, the HTTP methods of non-resource requests); users and a group in one
-// conjunction (native subjects are OR-ed); superSet of two or more groups; a resource
-// constrained without its subresource or the reverse (native rules name "pods" and
-// "pods/status" separately: add `equals {field: subresource, value: ""}` for the object
-// itself); a namespace that is not a DNS label; a literal "*" (a native wildcard); a path
-// equality (a native path also accepts everything below it: write
-// `patternMatch {field: path, pattern: "/healthz(/.*)?"}`, projected as "/healthz", or
-// "/apis/.*", projected as "/apis/*"); a non-resource verb other than get, patch or delete
-// that is not `*`; a flow distinguisher transformation. A pattern's "." does not match a
-// newline, while "every value" does: attribute values with a newline are treated as absent.
+// conjunction (native subjects are OR-ed); superSet of two or more groups, or of the group ""
+// (native subjects need a name); a resource constrained without its subresource or the
+// reverse (native rules name "pods" and "pods/status" separately: add
+// `equals {field: subresource, value: ""}` for the object itself); a namespace that is not a
+// DNS label; a literal "*" (a native wildcard); a path equality (a native path also accepts
+// everything below it: write `patternMatch {field: path, pattern: "/healthz(/.*)?"}`,
+// projected as "/healthz", or "/apis/.*", projected as "/apis/*"); a non-resource verb other
+// than get, patch or delete that is not `*`; a flow distinguisher transformation. A pattern's
+// "." does not match a newline, while "every value" does: attribute values with a newline are
+// treated as absent.
 //
 // # Levels
 //

@@ -34,7 +34,7 @@ func analyzePattern(pattern string) (language, bool) {
 	if err != nil {
 		return language{}, false
 	}
-	re = stripCaptures(re.Simplify())
+	re = stripAnchors(stripCaptures(re.Simplify()))
 	if isAny(re) {
 		return language{all: true}, true
 	}
@@ -79,6 +79,30 @@ func singleValue(parts []*syntax.Regexp) (string, bool) {
 		return "", false
 	}
 	return values[0], true
+}
+
+// stripAnchors drops a leading ^ and a trailing $ of the whole pattern: it is matched against
+// the whole value anyway, so "^pods$" means "pods".
+func stripAnchors(re *syntax.Regexp) *syntax.Regexp {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return re
+	}
+	sub := re.Sub
+	if sub[0].Op == syntax.OpBeginText {
+		sub = sub[1:]
+	}
+	if len(sub) > 0 && sub[len(sub)-1].Op == syntax.OpEndText {
+		sub = sub[:len(sub)-1]
+	}
+	switch len(sub) {
+	case len(re.Sub):
+		return re
+	case 0:
+		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	case 1:
+		return stripCaptures(sub[0])
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Sub: sub, Flags: re.Flags}
 }
 
 func stripCaptures(re *syntax.Regexp) *syntax.Regexp {

@@ -27,7 +27,12 @@ func TestAnalyzePattern(t *testing.T) {
 		{"/healthz(/.*)?", language{subtree: true, base: "/healthz"}, true},
 		{"tenant-[a-z]+", language{}, false},
 		{"[a-z]*", language{}, false},
-		{"^pods$", language{}, false},
+		{"^pods$", language{finite: true, values: []string{"pods"}}, true},
+		{"^(get|list)$", language{finite: true, values: []string{"get", "list"}}, true},
+		{"^system:controller:.*$", language{prefix: true, base: "system:controller:"}, true},
+		{"^$", language{finite: true, values: []string{""}}, true},
+		{"a^b", language{}, false},
+		{"^a|b$", language{}, false},
 		{".+", language{all: true, nonEmpty: true}, true},
 	}
 	for _, c := range cases {
@@ -43,7 +48,7 @@ func TestAnalyzePattern(t *testing.T) {
 // itself on probe strings: a finite language accepts exactly its values, a prefix or subtree
 // exactly the strings of its form.
 func TestAnalyzePatternAgreesWithRegexp(t *testing.T) {
-	patterns := []string{"get|list", "kube-(system|public)", "pods?", "v[12]", "/apis/.*", "/healthz(/.*)?",
+	patterns := []string{"get|list", "^(get|list)$", "^/healthz(/.*)?$", "^$", "kube-(system|public)", "pods?", "v[12]", "/apis/.*", "/healthz(/.*)?",
 		"a(b|c)(d|e)", "(x)(y)?", "system:controller:.*"}
 	probes := []string{"", "get", "list", "gets", "kube-system", "kube-public", "kube-", "pod", "pods", "podss",
 		"v1", "v2", "v3", "/apis/", "/apis", "/apis/apps/v1", "/healthz", "/healthz/", "/healthz/etcd",
