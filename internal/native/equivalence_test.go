@@ -250,7 +250,7 @@ func listProblems(i int, what string, list []string, verbs bool) []string {
 		return []string{fmt.Sprintf("rules[%d]: %s empty", i, what)}
 	case len(list) > 1 && slices.Contains(list, "*"):
 		return []string{fmt.Sprintf("rules[%d]: %s %q: '*' among others", i, what, list)}
-	case verbs && !(len(list) == 1 && list[0] == "*"):
+	case verbs && (len(list) != 1 || list[0] != "*"):
 		for _, v := range list {
 			if !slices.Contains(nativeSupportedVerbs, v) {
 				return []string{fmt.Sprintf("rules[%d]: verb %q not supported", i, v)}

@@ -230,9 +230,6 @@ func dedupe(in []string) []string {
 	return out
 }
 
-// hasNewline reports whether v contains a newline, which "." does not match.
-func hasNewline(v string) bool { return strings.ContainsRune(v, '\n') }
-
 // accepts reports whether the language holds v.
 func (l language) accepts(v string) bool {
 	switch {
