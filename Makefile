@@ -93,9 +93,10 @@ fuzz: ## Run every fuzz target for FUZZTIME each (bounded; default 20s).
 	@hack/fuzz.sh $(FUZZTIME)
 
 .PHONY: soak
-soak: envtest ## Long, bounded runs: 1M random requests with cancels and config swaps under -race; a full idle minute with zero writes.
+soak: envtest ## Long, bounded runs: 1M random requests with cancels and config swaps under -race; idle windows with zero writes (a minute; two with native enforcement).
 	go test -race -count=1 -run TestPropertyRandomTraffic ./internal/apf/dispatch/ -args -apf.requests=1000000
 	APF_IDLE_WINDOW=1m go test -count=1 -timeout 5m -run TestIdle ./controllers/
+	APF_NATIVE_IDLE_WINDOW=2m go test -count=1 -timeout 5m -run TestIdleNoFight ./test/native/
 
 .PHONY: bench-defaults
 bench-defaults: envtest ## Time from deleting a default object to its re-creation (p50/p99 over 100 trials).

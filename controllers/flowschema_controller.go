@@ -31,12 +31,16 @@ type flowSchemaReconciler struct {
 
 // setup watches what a FlowSchema's status depends on: its own spec and every
 // RequestPriority (whether the one it names exists, is in effect, is a backstop, and takes a
-// distinguisher). Other FlowSchemas do not matter. Status-only updates do not trigger it.
+// distinguisher). Other FlowSchemas do not matter. Every update of the FlowSchema itself
+// triggers it, its own status writes included: Reconcile compares with the cached status, which
+// may not hold its previous write yet, so a status computed from an older snapshot and written
+// after a newer pass found nothing to change (Projected Pending, then True again after the
+// native object is restored) is corrected once that write reaches the cache.
 func (r *flowSchemaReconciler) setup(mgr ctrl.Manager, project bool) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("flowschema-status").
-		For(&flowv1.FlowSchema{}, specChanged).
+		For(&flowv1.FlowSchema{}).
 		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allFlowSchemas), specChanged)
 	if project {
 		// Other FlowSchemas matter through the projection's precedences only, which status

@@ -37,12 +37,14 @@ type requestPriorityReconciler struct {
 
 // setup watches what a RequestPriority's status depends on: every RequestPriority (duplicate
 // levels, the sum of shares) and the FlowSchemas that name it. Status-only updates do not
-// change the generation and so do not trigger it.
+// change the generation and so do not trigger the others; they do trigger the object itself,
+// for the reason flowSchemaReconciler.setup gives.
 func (r *requestPriorityReconciler) setup(mgr ctrl.Manager, project bool) error {
 	specChanged := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("requestpriority-status").
 		Watches(&flowv1.RequestPriority{}, handler.EnqueueRequestsFromMapFunc(r.allRequestPriorities), specChanged).
+		Watches(&flowv1.RequestPriority{}, &handler.EnqueueRequestForObject{}).
 		Watches(&flowv1.FlowSchema{}, handler.EnqueueRequestsFromMapFunc(namedRequestPriority), specChanged)
 	if project {
 		b = b.Watches(&flowcontrolv1.PriorityLevelConfiguration{},

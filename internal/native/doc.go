@@ -59,8 +59,8 @@
 // scheduler, kube-system service accounts: 2 to 900) and before its service-accounts (9000),
 // global-default (9900) and catch-all (10000). The backstop FlowSchema non-top-backstop is
 // projected at MaxPrecedence and matches every request, so those three are never reached.
-// Precedences already assigned are kept while they still fit the order, so adding one
-// FlowSchema rewrites only that one. The backstop for system:masters is not projected: it is
+// Precedences already assigned are kept while they still fit the order and the operator's field
+// manager owns them (a hand edit is undone), so adding one FlowSchema rewrites only that one. The backstop for system:masters is not projected: it is
 // mirrored by kube-apiserver's mandatory `exempt` FlowSchema (precedence 1), which takes every
 // request of system:masters first.
 //

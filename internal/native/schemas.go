@@ -1,9 +1,11 @@
 package native
 
 import (
+	"encoding/json"
 	"fmt"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -24,7 +26,7 @@ func (pr *projector) projectSchemas(cfg *effective.Config) {
 	}
 	previous := make([]int32, len(ready))
 	for i, fs := range ready {
-		if old := pr.fss[fs.Name]; old != nil && Owned(old) {
+		if old := pr.fss[fs.Name]; old != nil && Owned(old) && ownsPrecedence(old) {
 			previous[i] = old.Spec.MatchingPrecedence
 		}
 	}
@@ -111,4 +113,27 @@ func distinguisher(d *flowv1.FlowDistinguisher) *flowcontrolv1.FlowDistinguisher
 func MatchErrors(spec *flowv1.FlowSchemaSpec) field.ErrorList {
 	_, errs := compileMatch(&effective.Schema{Distinguisher: spec.FlowDistinguisher, Match: spec.Match})
 	return errs
+}
+
+// ownsPrecedence reports whether the operator's field manager owns the native FlowSchema's
+// matchingPrecedence: a precedence someone else wrote is not kept, so the next apply restores
+// the operator's. An object without managed fields (a test's, or a cache that drops them)
+// counts as owned.
+func ownsPrecedence(fs *flowcontrolv1.FlowSchema) bool {
+	if len(fs.ManagedFields) == 0 {
+		return true
+	}
+	for _, mf := range fs.ManagedFields {
+		if mf.Manager != FieldManager || mf.Operation != metav1.ManagedFieldsOperationApply || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if json.Unmarshal(mf.FieldsV1.Raw, &fields) == nil {
+			_, ok := fields.Spec["f:matchingPrecedence"]
+			return ok
+		}
+	}
+	return false
 }
