@@ -545,42 +545,30 @@ func listNatives(t testing.TB) nativeIndex {
 // nativeVersions maps every native FlowSchema and PriorityLevelConfiguration in the cluster
 // (the operator's and kube-apiserver's) to its resourceVersion.
 func nativeVersions(t testing.TB) map[string]string {
-	t.Helper()
-	var fss flowcontrolv1.FlowSchemaList
-	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := k8s.List(context.Background(), &fss); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &plcs); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, o := range fss.Items {
-		out["FlowSchema/"+o.Name] = o.ResourceVersion
-	}
-	for _, o := range plcs.Items {
-		out["PriorityLevelConfiguration/"+o.Name] = o.ResourceVersion
-	}
-	return out
+	return listVersions(t, map[string]client.ObjectList{"FlowSchema/": &flowcontrolv1.FlowSchemaList{},
+		"PriorityLevelConfiguration/": &flowcontrolv1.PriorityLevelConfigurationList{}})
 }
 
 // ourVersions maps every RequestPriority and FlowSchema of ours to its resourceVersion.
 func ourVersions(t testing.TB) map[string]string {
+	return listVersions(t, map[string]client.ObjectList{"rp/": &flowv1.RequestPriorityList{}, "fs/": &flowv1.FlowSchemaList{}})
+}
+
+// listVersions lists each kind and maps prefix+name to resourceVersion.
+func listVersions(t testing.TB, lists map[string]client.ObjectList) map[string]string {
 	t.Helper()
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &rps); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &fss); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]string{}
-	for _, o := range rps.Items {
-		out["rp/"+o.Name] = o.ResourceVersion
-	}
-	for _, o := range fss.Items {
-		out["fs/"+o.Name] = o.ResourceVersion
+	for prefix, list := range lists {
+		if err := k8s.List(context.Background(), list); err != nil {
+			t.Fatal(err)
+		}
+		if err := meta.EachListItem(list, func(o runtime.Object) error {
+			m := o.(metav1.Object)
+			out[prefix+m.GetName()] = m.GetResourceVersion()
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return out
 }
