@@ -130,7 +130,7 @@ func ownsPrecedence(fs *flowcontrolv1.FlowSchema) bool {
 		var fields struct {
 			Spec map[string]json.RawMessage `json:"f:spec"`
 		}
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) == nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) == nil {
 			_, ok := fields.Spec["f:matchingPrecedence"]
 			return ok
 		}

@@ -10,7 +10,7 @@ import (
 func TestOwnsPrecedence(t *testing.T) {
 	entry := func(manager string, op metav1.ManagedFieldsOperationType, fields string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	ours := `{"f:spec":{"f:matchingPrecedence":{},"f:rules":{}}}`
 	withoutPrecedence := `{"f:spec":{"f:rules":{}}}`
