@@ -23,11 +23,15 @@
 // configuration of the RequestPriority and FlowSchema objects of a cluster through client-go
 // informers. Nothing here imports controller-runtime.
 //
-// A minimal embedding:
+// Embedders outside this module use the public package pkg/apf, which wraps this one. A
+// minimal embedding from inside the module:
 //
 //	engine := apf.NewEngine(nil, dispatch.Options{ServerConcurrencyLimit: 600,
 //		Metrics: metrics.NewMetrics(registry)})
 //	src, _ := source.New(restConfig, engine.Update, logger)
 //	go src.Run(ctx)
 //	handler := httpfilter.New(engine, request.KubernetesResolver{}, apiHandler, httpfilter.Options{})
+//
+// request.KubernetesResolver takes the identity from the request context only (request.WithUser);
+// it believes the X-Remote-User / X-Remote-Group headers only with TrustProxyHeaders.
 package apf

@@ -81,7 +81,11 @@ func (fs *FilterServer) routes(registry *prometheus.Registry, serviceTime time.D
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 	mux.Handle("/debug/apf", httpfilter.DebugHandler(fs.Engine))
-	mux.Handle("/", httpfilter.New(fs.Engine, request.KubernetesResolver{}, api, httpfilter.Options{}))
+	// The overload clients name themselves in X-Remote-User / X-Remote-Group (RunOverload) and
+	// this loopback test server has no authenticator, so it opts in to trusting those headers.
+	// A real server must not: see request.KubernetesResolver.TrustProxyHeaders.
+	trusting := request.KubernetesResolver{TrustProxyHeaders: true}
+	mux.Handle("/", httpfilter.New(fs.Engine, trusting, api, httpfilter.Options{}))
 	return mux
 }
 

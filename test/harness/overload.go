@@ -62,7 +62,8 @@ type Target struct {
 	Transport http.RoundTripper
 	// Impersonate sends the identity as impersonation headers (Impersonate-User,
 	// Impersonate-Group), which kube-apiserver authorises for its admin and classifies as the
-	// impersonated user; false: X-Remote-User / X-Remote-Group.
+	// impersonated user; false: X-Remote-User / X-Remote-Group, which only a server that opts in
+	// to trusting them believes (FilterServer does; the filter's default does not).
 	Impersonate bool
 }
 

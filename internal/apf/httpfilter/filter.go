@@ -41,8 +41,8 @@ type filter struct {
 }
 
 // New returns next behind flow control by engine. resolver computes each request's attributes;
-// nil means request.KubernetesResolver{} (identity from the context, else the front-proxy
-// headers). The returned handler is safe for concurrent use.
+// nil means request.KubernetesResolver{} (identity from the context only; front-proxy headers
+// are not trusted). The returned handler is safe for concurrent use.
 func New(engine *apf.Engine, resolver request.Resolver, next http.Handler, opts Options) http.Handler {
 	if resolver == nil {
 		resolver = request.KubernetesResolver{}

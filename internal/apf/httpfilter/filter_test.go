@@ -39,7 +39,7 @@ func oneQueueEngine(waitLimit time.Duration) *apf.Engine {
 func get(path, user string) *http.Request {
 	r := httptest.NewRequest("GET", path, nil)
 	if user != "" {
-		r.Header.Set(request.HeaderUser, user)
+		r = r.WithContext(request.WithUser(r.Context(), user, nil))
 	}
 	return r
 }
@@ -185,8 +185,9 @@ func TestFilterCancelled(t *testing.T) {
 	_, firstDone := serveAsync(h, get("/api/v1/namespaces/a/pods", "u"))
 	<-g.entered
 
-	ctx, cancel := context.WithCancel(context.Background())
-	rec, done := serveAsync(h, get("/api/v1/namespaces/a/pods", "u").WithContext(ctx))
+	queued := get("/api/v1/namespaces/a/pods", "u")
+	ctx, cancel := context.WithCancel(queued.Context())
+	rec, done := serveAsync(h, queued.WithContext(ctx))
 	waitFor(t, "the request to queue", func() bool { return e.State().Waiting == 1 })
 	cancel()
 	done.Wait()
@@ -221,7 +222,8 @@ func TestFilterCustomResolver(t *testing.T) {
 func TestFilterRealServer(t *testing.T) {
 	e := oneQueueEngine(time.Minute)
 	g := newGate()
-	srv := httptest.NewServer(httpfilter.New(e, nil, g, httpfilter.Options{}))
+	// The client names itself in X-Remote-User, so this server opts in to trusting the header.
+	srv := httptest.NewServer(httpfilter.New(e, request.KubernetesResolver{TrustProxyHeaders: true}, g, httpfilter.Options{}))
 	defer srv.Close()
 	do := func() *http.Response {
 		req, _ := http.NewRequest("GET", srv.URL+"/api/v1/namespaces/a/pods", nil)

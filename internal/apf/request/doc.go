@@ -6,8 +6,10 @@
 // are resource requests with a verb derived from the HTTP method (get, list, watch, create,
 // update, patch, delete, deletecollection) or from a /watch/ or /proxy/ path prefix, a
 // namespace, a resource, a name and a subresource; every other path is a non-resource request.
-// The identity comes from the request context when the filter is embedded behind an
-// authenticator (WithUser), else from the front-proxy headers X-Remote-User and X-Remote-Group.
+// The identity comes from the request context, where the embedding server's authenticator put
+// it (WithUser); a request without one is anonymous. The front-proxy headers X-Remote-User and
+// X-Remote-Group are believed only with KubernetesResolver.TrustProxyHeaders, which is safe only
+// behind a verified front proxy.
 //
 // Attributes of a non-resource request: apiGroup, resource, subresource, namespace and name are
 // absent (DESIGN.md decision 4); for a resource request, path is absent. Absence is carried by

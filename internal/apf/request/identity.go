@@ -33,8 +33,8 @@ type User struct {
 }
 
 // WithUser returns a context carrying the authenticated user; an embedding server's
-// authenticator calls it before the flow-control filter, which then ignores the front-proxy
-// headers.
+// authenticator calls it before the flow-control filter, which takes the identity from it (and
+// ignores the front-proxy headers even when it trusts them).
 func WithUser(ctx context.Context, name string, groups []string) context.Context {
 	return context.WithValue(ctx, userKey{}, &User{Name: name, Groups: groups})
 }

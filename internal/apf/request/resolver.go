@@ -16,15 +16,20 @@ type ResolverFunc func(r *http.Request, out *Attributes)
 func (f ResolverFunc) Resolve(r *http.Request, out *Attributes) { f(r, out) }
 
 // KubernetesResolver is the default Resolver: Kubernetes URL parsing (ParseURL) and the identity
-// from the request context (WithUser) or, failing that, from the front-proxy headers.
+// from the request context (WithUser). A request without identity in its context is
+// AnonymousUser in UnauthenticatedGroup: by default the front-proxy headers X-Remote-User and
+// X-Remote-Group are ignored, since any client can send them.
 //
-// The headers are trustworthy only when an authenticating front proxy sets them and clients
-// cannot reach the server directly; set IgnoreProxyHeaders otherwise. Groups are taken as the
-// proxy lists them (an aggregating kube-apiserver forwards system:authenticated itself). A
-// request without identity is AnonymousUser in UnauthenticatedGroup. Resolve allocates nothing.
+// TrustProxyHeaders makes the resolver believe those headers when the context carries no
+// user. Set it only when an authenticating front proxy sets them and clients cannot reach the
+// server directly (or every connection that can send them was verified against the front
+// proxy's client CA before the filter); otherwise anyone can claim system:masters. Groups are
+// taken as the proxy lists them (an aggregating kube-apiserver forwards system:authenticated
+// itself). Resolve allocates nothing.
 type KubernetesResolver struct {
-	// IgnoreProxyHeaders makes the resolver ignore X-Remote-User and X-Remote-Group.
-	IgnoreProxyHeaders bool
+	// TrustProxyHeaders makes the resolver take X-Remote-User and X-Remote-Group as the identity
+	// of a request whose context carries none. Only safe behind a verified front proxy.
+	TrustProxyHeaders bool
 }
 
 var _ Resolver = KubernetesResolver{}
@@ -39,7 +44,7 @@ func (k KubernetesResolver) identity(r *http.Request) (string, []string) {
 	if u, ok := UserFrom(r.Context()); ok {
 		return u.Name, u.Groups
 	}
-	if !k.IgnoreProxyHeaders {
+	if k.TrustProxyHeaders {
 		// Direct map access: the keys are canonical, and Header.Values would copy nothing
 		// either, but this documents that the header's slice is shared, not copied.
 		if names := r.Header[HeaderUser]; len(names) > 0 && names[0] != "" {
@@ -48,3 +53,7 @@ func (k KubernetesResolver) identity(r *http.Request) (string, []string) {
 	}
 	return AnonymousUser, anonymousGroups
 }
+
+// AnonymousGroups returns the groups of a request without identity: UnauthenticatedGroup.
+// The slice is shared; nobody may modify it.
+func AnonymousGroups() []string { return anonymousGroups }

@@ -1,0 +1,91 @@
+package apf
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	internalapf "github.com/apf-operator/apf-operator/internal/apf"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apf/httpfilter"
+	"github.com/apf-operator/apf-operator/internal/apf/request"
+)
+
+// Response headers naming the classification of a request; Filter.Handler sets them on every
+// response, served or rejected.
+const (
+	// HeaderFlowSchema names the FlowSchema the request matched.
+	HeaderFlowSchema = httpfilter.HeaderFlowSchema
+	// HeaderRequestPriority names the RequestPriority the request was assigned to.
+	HeaderRequestPriority = httpfilter.HeaderRequestPriority
+)
+
+// Filter enforces API Priority and Fairness. It starts with the backstop configuration
+// (every request in the catch-all or, for system:masters, the exempt masters backstop) until a
+// source or Update gives it RequestPriorities and FlowSchemas. It is safe for concurrent use.
+type Filter struct {
+	engine     *internalapf.Engine
+	resolver   request.Resolver
+	retryAfter time.Duration
+}
+
+// New returns a Filter configured by opts, or an error naming the option to fix.
+func New(opts Options) (*Filter, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	d, err := opts.dispatchOptions()
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{engine: internalapf.NewEngine(nil, d), resolver: resolverFor(opts.Identity),
+		retryAfter: opts.retryAfter()}, nil
+}
+
+// Handler returns next behind flow control. Each request is classified from its URL (parsed as
+// a Kubernetes API server does) and the identity of Options.Identity, then served at once,
+// after waiting in a queue, or rejected with 429 and Retry-After. Responses carry
+// HeaderFlowSchema and HeaderRequestPriority. The handler allocates nothing per request with
+// the default identity source.
+func (f *Filter) Handler(next http.Handler) http.Handler {
+	return httpfilter.New(f.engine, f.resolver, next, httpfilter.Options{RetryAfter: f.retryAfter})
+}
+
+// Update replaces the configuration with the given objects while requests are in flight, as
+// the operator computes it: invalid or dangling objects are left out, and the two backstops
+// are added. Requests already classified still end exactly once.
+func (f *Filter) Update(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) {
+	f.engine.Update(effective.Compute(rps, fss))
+}
+
+// Explain classifies a against the configuration in force without dispatching it.
+func (f *Filter) Explain(a Attributes) Classification {
+	attrs := a.internal()
+	var res internalapf.Result
+	f.engine.Classify(&attrs, &res)
+	return classificationOf(&res)
+}
+
+// Serve classifies a and calls exec under flow control, for servers that parse requests
+// themselves (package apiserverfilter uses it). exec runs at most once, in the caller's
+// goroutine, with the classification; Serve returns when it returns. A rejected request returns
+// a *RejectedError and exec does not run. Long-running requests run at once, uncounted.
+func (f *Filter) Serve(ctx context.Context, a *Attributes, exec func(Classification)) error {
+	attrs := a.internal()
+	var res internalapf.Result
+	run := func() {
+		if exec != nil {
+			exec(classificationOf(&res))
+		}
+	}
+	if o := f.engine.HandleInto(ctx, &attrs, &res, run); o.Rejected() {
+		return &RejectedError{Classification: classificationOf(&res), Reason: o.Reason(), RetryAfter: f.retryAfter}
+	}
+	return nil
+}
+
+// DebugHandler serves the configuration in force and the state of the queues as JSON. It
+// names every FlowSchema and RequestPriority: serve it to operators only, behind
+// authorization.
+func (f *Filter) DebugHandler() http.Handler { return httpfilter.DebugHandler(f.engine) }
