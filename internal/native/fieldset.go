@@ -78,9 +78,9 @@ func intersect(s valueSet, values []string) valueSet {
 func unbounded(t *test) *field.Error {
 	what := "a negation"
 	switch {
-	case t.re != nil && !t.negate:
+	case t.isPattern && !t.negate:
 		what = fmt.Sprintf("pattern %q accepts an unbounded set of values", t.pattern)
-	case t.re != nil:
+	case t.isPattern:
 		what = fmt.Sprintf("the negated pattern %q accepts an unbounded set of values", t.pattern)
 	default:
 		what += " accepts an unbounded set of values"

@@ -15,10 +15,12 @@ type test struct {
 	negate bool
 	// values holds the operand of equals, inSet, superSet and their negations.
 	values []string
-	// pattern is set for patternMatch and notPatternMatch.
-	pattern string
-	re      *regexp.Regexp
-	path    *field.Path
+	// pattern is set for patternMatch and notPatternMatch; re is compiled on first use, since
+	// most patterns are reduced to a language without ever being evaluated.
+	pattern   string
+	isPattern bool
+	re        *regexp.Regexp
+	path      *field.Path
 }
 
 // newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]).
@@ -45,19 +47,22 @@ func newTest(in *flowv1.AtomicTest, path *field.Path) test {
 }
 
 func patternTest(p *flowv1.PatternTest, negate bool, path *field.Path) test {
-	re, err := regexp.Compile(`^(?:` + p.Pattern + `)$`)
-	if err != nil {
-		re = regexp.MustCompile(`[^\s\S]`) // matches nothing; validation rejects the pattern anyway
-	}
-	return test{field: p.Field, negate: negate, pattern: p.Pattern, re: re, path: path}
+	return test{field: p.Field, negate: negate, pattern: p.Pattern, isPattern: true, path: path}
 }
 
 // holds evaluates the positive form of the test on a present scalar value.
 func (t *test) holds(v string) bool {
-	if t.re != nil {
-		return t.re.MatchString(v)
+	if !t.isPattern {
+		return slices.Contains(t.values, v)
 	}
-	return slices.Contains(t.values, v)
+	if t.re == nil {
+		re, err := regexp.Compile(`^(?:` + t.pattern + `)$`)
+		if err != nil {
+			re = regexp.MustCompile(`[^\s\S]`) // matches nothing; validation rejects the pattern anyway
+		}
+		t.re = re
+	}
+	return t.re.MatchString(v)
 }
 
 // accepts evaluates the test on a present scalar value.
@@ -65,7 +70,7 @@ func (t *test) accepts(v string) bool { return t.holds(v) != t.negate }
 
 // language is the positive form's language, and false when it has no usable form.
 func (t *test) language() (language, bool) {
-	if t.re == nil {
+	if !t.isPattern {
 		return language{finite: true, values: t.values}, true
 	}
 	return analyzePattern(t.pattern)
@@ -74,7 +79,7 @@ func (t *test) language() (language, bool) {
 // operand is the test's literal, for error messages.
 func (t *test) operand() any {
 	switch {
-	case t.re != nil:
+	case t.isPattern:
 		return t.pattern
 	case len(t.values) == 1:
 		return t.values[0]
