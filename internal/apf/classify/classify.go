@@ -44,13 +44,16 @@ func (c *Classifier) Classify(a *request.Attributes, out *Result) {
 
 // schemaOf returns the best matching schema, the matching conjunction (-1 for a backstop) and
 // the schema's distinguisher; uh as match leaves it.
+// A member of system:masters goes to the exempt level ahead of every FlowSchema, so that no
+// configuration can lock the cluster's administrators out (kube-apiserver's mandatory exempt
+// FlowSchema does the same natively).
 func (c *Classifier) schemaOf(a *request.Attributes, uh *userHash) (*effective.Schema, int, *distinguisher) {
+	if slices.Contains(a.Groups, effective.MastersGroup) {
+		return c.cfg.MastersBackstop, -1, &c.mastersDist
+	}
 	if id := c.match(a, uh); id >= 0 {
 		cj := &c.conjunctions[id]
 		return cj.schema, int(cj.index), &cj.dist
-	}
-	if slices.Contains(a.Groups, effective.MastersGroup) {
-		return c.cfg.MastersBackstop, -1, &c.mastersDist
 	}
 	return c.cfg.CatchAll, -1, &c.catchDist
 }

@@ -75,12 +75,13 @@ func TestClassifyDefaults(t *testing.T) {
 	check(t, c, "service account",
 		attrs("system:serviceaccount:team-a:builder", sa, "POST", "/apis/apps/v1/namespaces/team-a/deployments"),
 		want{"workload-low", "workload-low", 0, "team-a", 2, false})
+	// system:masters goes to the exempt level ahead of every FlowSchema (the implicit schema).
 	check(t, c, "system:masters",
 		attrs("admin", masters, "DELETE", "/api/v1/namespaces/team-a/pods"),
-		want{"system-top", "system-top", 0, "", 2, false})
+		want{"system-top", "system-top", -1, "", 2, false})
 	check(t, c, "system:masters non-resource",
 		attrs("admin", masters, "GET", "/metrics"),
-		want{"system-top", "system-top", 0, "", 1, false})
+		want{"system-top", "system-top", -1, "", 1, false})
 	// Non-resource requests: every default schema below system-top needs a resource (decision 3),
 	// so they fall through to the catch-all backstop at the lowest level, distinguished by user.
 	check(t, c, "non-resource request by a user",

@@ -4,11 +4,12 @@
 //
 // Compile turns an effective configuration into a Classifier once per configuration change:
 // every pattern is compiled once (RE2, anchored to match the whole value) and every
-// conjunction is filed in an index. Classify then finds the best matching FlowSchema: the one
-// with the numerically lowest matchingPriority, ties broken by name (the order of
-// effective.Config.Schemas), and within it the first conjunction that accepts the request. A
-// request no FlowSchema matches goes to the masters backstop when its groups include
-// system:masters, else to the catch-all backstop.
+// conjunction is filed in an index. A request whose groups include system:masters goes to the
+// masters backstop (the exempt level) ahead of every FlowSchema, so no configuration can lock
+// administrators out. For any other request, Classify finds the best matching FlowSchema: the
+// one with the numerically lowest matchingPriority, ties broken by name (the order of
+// effective.Config.Schemas), and within it the first conjunction that accepts the request; a
+// request no FlowSchema matches goes to the catch-all backstop.
 //
 // # Index
 //

@@ -107,6 +107,9 @@ func refClassify(cfg *effective.Config, a *request.Attributes) refResult {
 		width = 1
 	}
 	long := a.IsLongRunning()
+	if slices.Contains(a.Groups, effective.MastersGroup) { // ahead of every FlowSchema
+		return refResult{cfg.MastersBackstop.Name, -1, refDistinguisher(cfg.MastersBackstop, a), width, long}
+	}
 	for _, s := range cfg.Schemas {
 		for ci, c := range s.Match {
 			ok := true
@@ -119,9 +122,6 @@ func refClassify(cfg *effective.Config, a *request.Attributes) refResult {
 		}
 	}
 	s := cfg.CatchAll
-	if slices.Contains(a.Groups, effective.MastersGroup) {
-		s = cfg.MastersBackstop
-	}
 	return refResult{s.Name, -1, refDistinguisher(s, a), width, long}
 }
 

@@ -17,9 +17,11 @@
 //     by name. Unresolved: the FlowSchema matches nothing (ReasonRequestPriorityNotFound, or
 //     ReasonRequestPriorityNotInEffect when the named object exists but is ignored). A
 //     FlowSchema whose distinguisher its RequestPriority cannot take is ignored: ReasonInvalidSpec.
-//   - A request no actual FlowSchema matches goes to backstop FlowSchema system-top (the exempt
-//     level) if its groups include system:masters, else to non-top-backstop (distinguisher:
-//     user) at the logically lowest effective level.
+//   - A request whose groups include system:masters goes to backstop FlowSchema system-top (the
+//     exempt level) ahead of every actual FlowSchema, an implicit schema no configuration can
+//     override (DESIGN.md; kube-apiserver's mandatory exempt FlowSchema does the same). A
+//     request no actual FlowSchema matches goes to non-top-backstop (distinguisher: user) at
+//     the logically lowest effective level.
 package effective
 
 import (
@@ -99,7 +101,8 @@ type Config struct {
 	Priorities []*Priority
 	// Schemas are the actual FlowSchemas in effect, best first (matchingPriority, then name).
 	Schemas []*Schema
-	// MastersBackstop takes unmatched requests of system:masters members (exempt level).
+	// MastersBackstop takes every request of system:masters members, ahead of Schemas (exempt
+	// level).
 	MastersBackstop *Schema
 	// CatchAll takes every other unmatched request (logically lowest level).
 	CatchAll *Schema

@@ -32,7 +32,7 @@ func TestExplainDefaults(t *testing.T) {
 		{"kubectl user", request.Attributes{User: "alice", Groups: []string{"system:authenticated"}, Verb: "list",
 			Resource: "pods", Namespace: "team-a", ResourceRequest: true}, "workload-high", "workload-high", 0, "team-a", 6},
 		{"admin", request.Attributes{User: "root", Groups: []string{"system:masters"}, Verb: "create",
-			Resource: "pods", Namespace: "a", ResourceRequest: true}, "system-top", "system-top", 0, "", 0},
+			Resource: "pods", Namespace: "a", ResourceRequest: true}, "system-top", "system-top", -1, "", 0},
 		{"service account", request.Attributes{User: "system:serviceaccount:a:b", Verb: "get",
 			Resource: "configmaps", Namespace: "a", ResourceRequest: true}, "workload-low", "workload-low", 0, "a", 6},
 		// The defaults match resource requests only below system-top (DESIGN.md decision 3), so

@@ -14,9 +14,12 @@ func (e *Explanation) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
 	line("Request", "%s", describe(&e.Request))
-	if e.Backstop {
+	switch {
+	case e.Backstop && e.RequestPriority.Exempt:
+		line("FlowSchema", "%s (implicit: system:masters goes to the exempt level ahead of every FlowSchema)", e.FlowSchema)
+	case e.Backstop:
 		line("FlowSchema", "%s (backstop: no FlowSchema matched)", e.FlowSchema)
-	} else {
+	default:
 		line("FlowSchema", "%s, conjunction #%d matched", e.FlowSchema, e.Conjunction)
 	}
 	line("RequestPriority", "%s", e.RequestPriority.describe())

@@ -93,11 +93,10 @@
 // flow "" with cluster-scoped requests. The split is noted on standard error.
 //
 // kube-apiserver's mandatory `exempt` FlowSchema takes every request of system:masters
-// first. It is not imported: the operator's effective configuration sends members of
-// system:masters that no FlowSchema matches to its level 0 (backstop system-top), and a
-// natively projected configuration keeps kube-apiserver's own `exempt` ahead of everything,
-// so natively nothing changes; in the in-process filter, a member of system:masters that an
-// imported FlowSchema matches goes to that FlowSchema's level.
+// first. It is not imported: the operator's effective configuration does the same (an
+// implicit schema sends every member of system:masters to level 0, ahead of every
+// FlowSchema), and a natively projected configuration keeps kube-apiserver's own `exempt`
+// ahead of everything, so nothing changes on either side.
 //
 // The output starts with a comment line; each object is preceded by a comment naming the
 // native object it came from. Notes and problems go to standard error. The exit code is 0
