@@ -139,7 +139,7 @@ func (p *projector) apply(ctx context.Context, obj client.Object, kind string) e
 func (p *projector) delete(ctx context.Context, obj client.Object) error {
 	uid, rv := obj.GetUID(), obj.GetResourceVersion()
 	err := p.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &rv})
-	kind := fmt.Sprintf("%T", obj)[len("*v1."):]
+	kind := native.KindOf(obj)
 	p.metrics.writes.WithLabelValues(kind, "delete", result(err)).Inc()
 	if err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {

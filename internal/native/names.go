@@ -71,3 +71,15 @@ func ownedMeta(name, kind, source string) metav1.ObjectMeta {
 		Annotations: map[string]string{flowv1.AnnotationSource: Source(kind, source)},
 	}
 }
+
+// KindOf is the kind of a native object, for logs and metrics: PriorityLevelConfiguration,
+// FlowSchema, or "" for anything else.
+func KindOf(obj metav1.Object) string {
+	switch obj.(type) {
+	case *flowcontrolv1.PriorityLevelConfiguration:
+		return "PriorityLevelConfiguration"
+	case *flowcontrolv1.FlowSchema:
+		return "FlowSchema"
+	}
+	return ""
+}

@@ -101,7 +101,7 @@ func Prune(ctx context.Context, c client.Client, dryRun bool, out io.Writer) err
 }
 
 func pruneOne(ctx context.Context, c client.Client, obj client.Object, dryRun bool, out io.Writer) error {
-	kind := fmt.Sprintf("%T", obj)[len("*v1."):]
+	kind := native.KindOf(obj)
 	if !native.Owned(obj) {
 		return nil // labelled by someone else, without the operator's source annotation
 	}
