@@ -28,9 +28,11 @@ type Options struct {
 	// quarter of it, as kube-apiserver does. Zero means DefaultRequestTimeout (a wait limit of
 	// 15 seconds).
 	RequestTimeout time.Duration
-	// Clock is the time source; nil selects the fastest exact one (the processor's time-stamp
-	// counter where the kernel trusts it, else the system clock). SystemClock forces the
-	// system clock; tests may pass a fake.
+	// Clock is the time source; nil selects the real time, read as cheaply as each decision
+	// allows: a clock published every millisecond while no request waits (only metrics use it
+	// then), exact readings (the processor's time-stamp counter where the kernel trusts it,
+	// else the system clock) once requests queue. SystemClock is the same without the
+	// time-stamp counter; tests may pass a fake, which is read at every event.
 	Clock Clock
 	// Registerer receives the filter's Prometheus metrics; nil records none.
 	Registerer prometheus.Registerer

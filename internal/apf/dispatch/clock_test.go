@@ -76,3 +76,45 @@ func TestDefaultClockEnforcesWaitLimit(t *testing.T) {
 		t.Fatalf("left over: executing width %d, waiting %d", st.ExecutingWidth, st.Waiting)
 	}
 }
+
+// TestDefaultClockMeasuresUncontendedService: a request that never waits is timed by the
+// coarse clock, which must still measure its service time (to about a millisecond): a clock
+// that stopped ticking would record zero.
+func TestDefaultClockMeasuresUncontendedService(t *testing.T) {
+	const service = 50 * time.Millisecond
+	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 10, queues: 4, hand: 2, limit: 10})
+	reg := prometheus.NewRegistry()
+	d := dispatch.New(cfg, dispatch.Options{ServerConcurrencyLimit: 4, Metrics: metrics.NewMetrics(reg)})
+	r := &dispatch.Request{Schema: schema(t, cfg, "l"), FlowHash: 1, Width: 1}
+	for range 3 {
+		if out := d.Handle(context.Background(), r, func() { time.Sleep(service) }); out != dispatch.Executed {
+			t.Fatalf("outcome %v, want Executed", out)
+		}
+	}
+	count, sum := executionHistogram(t, reg)
+	// Each sleep lasts at least 50 ms; each reading lags the exact clock by a tick plus the
+	// ticker's scheduling delay, so allow half of it on a busy machine, and a second on top.
+	if count != 3 || sum < 3*service.Seconds()/2 || sum > 3*service.Seconds()+1 {
+		t.Fatalf("execution histogram: %d samples, sum %.4fs; want 3 samples summing to about %.2fs",
+			count, sum, 3*service.Seconds())
+	}
+}
+
+// executionHistogram returns the sample count and sum of every execution-duration series.
+func executionHistogram(t *testing.T, reg prometheus.Gatherer) (count uint64, sum float64) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != "apf_operator_request_execution_duration_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			count += m.GetHistogram().GetSampleCount()
+			sum += m.GetHistogram().GetSampleSum()
+		}
+	}
+	return count, sum
+}

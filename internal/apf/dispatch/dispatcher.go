@@ -36,12 +36,16 @@ type Dispatcher struct {
 	epoch     time.Time     // with clock == nil and !useTSC
 	origin    time.Duration // tsc.Elapsed() at New
 	metrics   *metrics.Metrics
-	waiters   sync.Pool // *waiter
+	coarse    *coarseClock // nil with a Clock from the Options
+	waiters   sync.Pool    // *waiter
 	onTimer   func()
 
 	// cur is the applied configuration, read by Handle without the lock.
-	cur      atomic.Pointer[config]
-	updateMu sync.Mutex // serializes Update
+	cur atomic.Pointer[config]
+	// contended is true while some request waits (d.waiting > 0); it tells Handle and finish,
+	// before they take the lock, whether the coarse clock is exact enough.
+	contended atomic.Bool
+	updateMu  sync.Mutex // serializes Update
 
 	mu         sync.Mutex
 	cfg        *config  // the configuration admissions use; equals cur
@@ -79,6 +83,9 @@ func New(cfg *effective.Config, opts Options) *Dispatcher {
 	default:
 		d.epoch = d.clock.Now()
 	}
+	if d.clock == nil {
+		d.coarse = newCoarseClock(d.now)
+	}
 	d.waiters.New = func() any { return newWaiter() }
 	d.onTimer = d.expireOnTimer
 	if cfg == nil || len(cfg.Priorities) == 0 {
@@ -103,7 +110,7 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 		return Executed
 	}
 	width := min(max(r.Width, 1), fairqueue.MaxWidth, d.scl)
-	now := d.now()
+	now := d.stamp()
 	d.mu.Lock()
 	if d.cfg != cfg { // Update ran since the lookup
 		if f = d.cfg.flowFor(r.Schema); f.level.exempt {
@@ -146,7 +153,7 @@ func (d *Dispatcher) execute(f *flow, set *fairqueue.QueueSet, seat *fairqueue.R
 // finish releases a dispatched request's seats, corrects its queue's virtual time by the
 // actual service time, and dispatches what now fits.
 func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Request, width int, dispatchedAt time.Duration) {
-	now := d.now()
+	now := d.stamp()
 	service := max(now-dispatchedAt, 0)
 	lv := f.level
 	d.mu.Lock()
@@ -172,9 +179,21 @@ func (d *Dispatcher) runExempt(f *flow, exec func()) {
 		return
 	}
 	m.Dispatched(0)
-	start := d.now()
-	defer func() { m.Finished(max(d.now()-start, 0)) }()
+	start := d.stamp()
+	defer func() { m.Finished(max(d.stamp()-start, 0)) }()
 	exec()
+}
+
+// stamp returns the time for an admission or a finish: from the coarse clock while no request
+// waits, else exact. Without waiting requests the only decisions that need time are the
+// metrics' durations, which the coarse clock measures to about a millisecond; fair queuing
+// among waiting requests and their wait limits use exact readings. A request admitted by the
+// coarse clock and finished by the exact one is charged at most a tick more service.
+func (d *Dispatcher) stamp() time.Duration {
+	if d.coarse != nil && !d.contended.Load() {
+		return d.coarse.now()
+	}
+	return d.now()
 }
 
 // now returns the time since the dispatcher's epoch: from the time-stamp counter where it is

@@ -65,16 +65,28 @@
 //
 // # Cost
 //
-// The uncontended path takes the lock twice (admit, finish), reads the clock twice, updates a
-// few counters and the flow's metric children (resolved once per configuration, found by the
-// schema's address in a table built with the configuration), and allocates nothing; waiting
-// requests reuse pooled waiters. Nothing scans all queues or all waiting requests. The
+// The uncontended path takes the lock twice (admit, finish), reads the coarse clock twice,
+// updates a few counters and the flow's metric children (resolved once per configuration, found
+// by the schema's address in a table built with the configuration), and allocates nothing;
+// waiting requests reuse pooled waiters. Nothing scans all queues or all waiting requests. The
 // dispatches and finishes are counted in the metrics under the lock, with plain additions
 // (metrics.Flow.Guard): an atomic addition costs about 7 ns here, and there were three.
 //
-// A system clock read costs about 30 ns on the virtual machines the benchmarks ran on (Go
-// reads it through the kernel's vDSO on the system stack): twice per request, more than the
-// rest of the uncontended path. Without a Clock in its Options the dispatcher therefore reads
-// the processor's time-stamp counter (package tsc, about 10 ns) wherever the kernel itself
-// uses it as its clocksource, and the system clock elsewhere; both are exact.
+// # Clocks
+//
+// A system clock read costs 30–55 ns where the kernel's clocksource is kvm-clock (most cloud
+// virtual machines; Go reads it through the vDSO on the system stack), and about 10 ns from the
+// processor's time-stamp counter where the kernel trusts that (package tsc). Two exact reads
+// per request would cost more than the rest of the uncontended path. So while no request waits
+// anywhere, admissions and finishes read a coarse clock instead (coarse.go): one atomic load of
+// a time that a goroutine publishes every millisecond while requests arrive, and that stops a
+// second after the last one. Nothing the dispatcher decides then depends on the time: with
+// nothing waiting, the fast path dispatches regardless of it and the queue set's bookkeeping
+// of an idle level is deferred (fairqueue); only the metrics' service times use it, measured to
+// about a millisecond. Once a request waits, every reading is exact (the time-stamp counter
+// where trusted, else the system clock's monotonic reading), so fair queuing and wait limits
+// are as exact as before; a request admitted on the coarse clock and finished on the exact one
+// is charged at most a tick more service. The cost is therefore the same whatever the
+// clocksource. A Clock in the Options (a fake in tests) is read exactly, every time.
+
 package dispatch

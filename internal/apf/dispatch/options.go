@@ -19,9 +19,10 @@ type Options struct {
 	WaitLimit time.Duration
 	// ServiceTimeGuess is the fair-queuing guess G; 0 means fairqueue.DefaultServiceTimeGuess.
 	ServiceTimeGuess time.Duration
-	// Clock is the time source. nil selects the fastest exact one: the processor's
-	// time-stamp counter where the kernel trusts it (package tsc), else the system clock.
-	// RealClock always reads the system clock.
+	// Clock is the time source. nil selects the real time: a coarse clock while no request
+	// waits, and while one does, the processor's time-stamp counter where the kernel trusts
+	// it (package tsc), else the system clock (see Clocks in the package doc). RealClock is
+	// the same without the time-stamp counter. Any other Clock is read at every event.
 	Clock Clock
 	// Metrics receives the request metrics; nil records none.
 	Metrics *metrics.Metrics

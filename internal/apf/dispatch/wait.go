@@ -54,7 +54,9 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 	w.flow, w.set, w.width, w.arrival, w.state = f, set, width, now, stateWaiting
 	d.fifo.pushBack(w)
 	lv.waiting++
-	d.waiting++
+	if d.waiting++; d.waiting == 1 {
+		d.contended.Store(true)
+	}
 	f.metrics.Enqueued()
 	d.dispatchLocked(now)
 	d.armTimerLocked(now)
@@ -119,7 +121,9 @@ func (d *Dispatcher) removeLocked(now time.Duration, w *waiter) {
 // leftQueueLocked updates the counts after a waiting request left its queue.
 func (d *Dispatcher) leftQueueLocked(w *waiter) {
 	lv := w.flow.level
-	d.waiting--
+	if d.waiting--; d.waiting == 0 {
+		d.contended.Store(false)
+	}
 	lv.waiting--
 	if w.set != lv.active() && w.set.Waiting() == 0 {
 		lv.pruneDrained()
