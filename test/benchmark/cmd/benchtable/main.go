@@ -1,7 +1,9 @@
 // Command benchtable reads the output of `go test -bench` for the test/benchmark module on
 // stdin and prints one Markdown table: per case and metric, the values of this project's
 // engine (ours), upstream Kubernetes APF (upstream) and a plain semaphore (semaphore), the
-// ratios ours/upstream and ours/semaphore, and whether ours meets the goals of issue 5.
+// ratios ours/upstream and ours/semaphore, and whether ours meets the goals of issues 5 and 14
+// (uncontended at most 2x the semaphore, contended at least 100x upstream's throughput, fairness
+// error at most 0.01). The line above the table names the processor and the kernel's clocksource.
 // With several runs (-count > 1, or the output of several `go test` runs concatenated, as
 // make bench does), each value is the median of the runs, and a list after the table gives the
 // uncontended ours/semaphore ratio of each run.

@@ -68,9 +68,15 @@ func (c *Case) add(impl, unit string, v float64) {
 
 // Results are the cases read, in first-seen order.
 type Results struct {
-	Cases  []*Case
-	byName map[string]*Case
+	Cases []*Case
+	// Machine holds the values of the configuration lines that describe the machine ("cpu",
+	// "clocksource"), each value once, in the order read.
+	Machine map[string][]string
+	byName  map[string]*Case
 }
+
+// machineKeys are the configuration lines Results.Machine keeps.
+var machineKeys = []string{"cpu", "clocksource"}
 
 // Find returns the case of bench and config, or nil.
 func (r *Results) Find(bench, config string) *Case { return r.byName[bench+"/"+config] }
@@ -89,7 +95,7 @@ func (r *Results) caseFor(bench, config string) *Case {
 // that are not benchmark results (test output, PASS, ok ...) are skipped. It fails when no
 // result of an implementation was read.
 func Parse(in io.Reader) (*Results, error) {
-	res := &Results{byName: map[string]*Case{}}
+	res := &Results{byName: map[string]*Case{}, Machine: map[string][]string{}}
 	reader := benchfmt.NewReader(in, "stdin")
 	for reader.Scan() {
 		switch rec := reader.Result().(type) {
@@ -97,6 +103,7 @@ func Parse(in io.Reader) (*Results, error) {
 			fmt.Fprintf(os.Stderr, "benchtable: skipping %v\n", rec)
 		case *benchfmt.Result:
 			res.add(rec)
+			res.noteMachine(rec)
 		}
 	}
 	if err := reader.Err(); err != nil {
@@ -107,6 +114,16 @@ func Parse(in io.Reader) (*Results, error) {
 			"did `go test -bench` fail or match no benchmark?")
 	}
 	return res, nil
+}
+
+// noteMachine records the machine's configuration lines in force for rec.
+func (r *Results) noteMachine(rec *benchfmt.Result) {
+	for _, key := range machineKeys {
+		v := strings.TrimSpace(rec.GetConfig(key))
+		if v != "" && !slices.Contains(r.Machine[key], v) {
+			r.Machine[key] = append(r.Machine[key], v)
+		}
+	}
 }
 
 // add files one result under its case. The name BenchmarkX/impl=I/k1=v1/k2=v2-P gives bench X,

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// goal is a target of issue 5 for ours in one metric.
+// goal is a target of issues 5 and 14 for ours in one metric.
 type goal struct {
 	text string
 	// check returns whether the goal is met, and false for ok when the data is missing.
@@ -69,11 +69,11 @@ var (
 		},
 		"Contended": {
 			{unit: "ns/op"},
-			{unit: "req/s", goals: []goal{ratioAtLeast(implUpstream, 2)}},
+			{unit: "req/s", goals: []goal{ratioAtLeast(implUpstream, 100)}},
 			{unit: "B/op"},
 			{unit: "allocs/op", goals: []goal{oursAtMost(0)}},
 		},
-		"Fairness":  append([]row{{unit: "fairness-err", goals: []goal{oursAtMost(0.03)}}}, scenario...),
+		"Fairness":  append([]row{{unit: "fairness-err", goals: []goal{oursAtMost(0.01)}}}, scenario...),
 		"LightWait": append([]row{{unit: "fairness-err"}}, scenario...),
 	}
 )
@@ -137,8 +137,8 @@ func Render(w io.Writer, res *Results) error {
 	}
 	addSublinearRows(t, res)
 	_, err := fmt.Fprintf(w, "Flow-control request path: ours (internal/apf) vs upstream (k8s.io/apiserver APF) vs "+
-		"semaphore (the floor); median of %d run(s) per value.\n\n%s\n\nGoals met: %d of %d.\n",
-		maxRuns(res), strings.Join(t.lines, "\n"), t.met, t.all)
+		"semaphore (the floor); median of %d run(s) per value.\n%s\n%s\n\nGoals met: %d of %d.\n",
+		maxRuns(res), machineLine(res), strings.Join(t.lines, "\n"), t.met, t.all)
 	if err == nil && len(t.notMet) > 0 {
 		_, err = fmt.Fprintf(w, "Not met: %s.\n", strings.Join(t.notMet, "; "))
 	}
@@ -148,8 +148,20 @@ func Render(w io.Writer, res *Results) error {
 	return err
 }
 
+// machineLine names the machine the benchmarks ran on: its processor and the kernel's
+// clocksource (a system clock read costs several times more with kvm-clock than with tsc).
+func machineLine(res *Results) string {
+	text := func(key string) string {
+		if v := res.Machine[key]; len(v) > 0 {
+			return strings.Join(v, ", ")
+		}
+		return "unknown"
+	}
+	return fmt.Sprintf("Machine: cpu %s; clocksource %s.\n", text("cpu"), text("clocksource"))
+}
+
 // semaphoreLimit is the goal for ours' uncontended ns/op as a multiple of the semaphore's.
-const semaphoreLimit = 3
+const semaphoreLimit = 2
 
 // renderPerRun writes, for each Uncontended case measured more than once for both ours and
 // the semaphore, the ratio of the two in each run, pairing their samples in the order read
