@@ -80,10 +80,12 @@
 // per request would cost more than the rest of the uncontended path. So while no request waits
 // anywhere, admissions and finishes read a coarse clock instead (coarse.go): one atomic load of
 // a time that a goroutine publishes every millisecond while requests arrive, and that stops a
-// second after the last one. Nothing the dispatcher decides then depends on the time: with
-// nothing waiting, the fast path dispatches regardless of it and the queue set's bookkeeping
-// of an idle level is deferred (fairqueue); only the metrics' service times use it, measured to
-// about a millisecond. Once a request waits, every reading is exact (the time-stamp counter
+// second after the last one. No decision made then depends on the time: with nothing
+// waiting, the fast path dispatches regardless of it. The time goes only into the metrics'
+// service times, measured to about a millisecond, and into the virtual-time bookkeeping of
+// levels that have requests executing (an idle level's is deferred, see fairqueue), which
+// matters only once requests queue and is then off by at most a tick per request that ran in
+// between. Once a request waits, every reading is exact (the time-stamp counter
 // where trusted, else the system clock's monotonic reading), so fair queuing and wait limits
 // are as exact as before; a request admitted on the coarse clock and finished on the exact one
 // is charged at most a tick more service. The cost is therefore the same whatever the
