@@ -82,6 +82,35 @@ func (e *Engine) Handle(ctx context.Context, a *request.Attributes, exec func())
 // can read it (the HTTP filter sets response headers from it). It allocates nothing.
 func (e *Engine) HandleInto(ctx context.Context, a *request.Attributes, res *Result, exec func()) dispatch.Outcome {
 	e.cur.Load().classifier.Classify(a, res)
+	return e.dispatch(ctx, res, exec)
+}
+
+// HandleWatchInto is HandleInto for a server that tells when a watch has initialised, as
+// upstream's filter does: a watch (that the caller did not mark long-running) is dispatched
+// like a read, and exec holds its seat until it returns, which it should do once the watch
+// has sent its initial events. Other requests are handled as by HandleInto.
+func (e *Engine) HandleWatchInto(ctx context.Context, a *request.Attributes, res *Result, exec func()) dispatch.Outcome {
+	e.cur.Load().classifier.Classify(a, res)
+	if res.LongRunning && onlyWatchIsLongRunning(a) {
+		res.LongRunning = false
+	}
+	return e.dispatch(ctx, res, exec)
+}
+
+// onlyWatchIsLongRunning reports whether a is long-running only for being a watch: the same
+// request with another read verb would not be.
+func onlyWatchIsLongRunning(a *request.Attributes) bool {
+	if a.Verb != request.VerbWatch || !a.ResourceRequest {
+		return false
+	}
+	other := *a
+	other.Verb = request.VerbList
+	return !other.IsLongRunning()
+}
+
+// dispatch runs exec for a classified request: at once if it is long-running, else under
+// flow control.
+func (e *Engine) dispatch(ctx context.Context, res *Result, exec func()) dispatch.Outcome {
 	if res.LongRunning {
 		if exec != nil {
 			exec()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	internalapf "github.com/apf-operator/apf-operator/internal/apf"
+	"github.com/apf-operator/apf-operator/internal/apf/dispatch"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/httpfilter"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
@@ -67,11 +68,41 @@ func (f *Filter) Explain(a Attributes) Classification {
 	return classificationOf(&res)
 }
 
+// ExplainQueues is Explain with where the request would queue: its level's queues per width
+// and the queues dealt to its flow.
+func (f *Filter) ExplainQueues(a Attributes) Explanation {
+	attrs := a.internal()
+	var res internalapf.Result
+	f.engine.Classify(&attrs, &res)
+	e := Explanation{Classification: classificationOf(&res)}
+	if res.Schema != nil && !res.LongRunning && !res.Schema.Priority.Exempt() {
+		e.QueuesPerWidth = max(int(res.Schema.Priority.QueuesPerWidth), 1)
+		e.Hand = internalapf.Hand(res.Schema.Priority, res.FlowHash)
+	}
+	return e
+}
+
 // Serve classifies a and calls exec under flow control, for servers that parse requests
 // themselves (package apiserverfilter uses it). exec runs at most once, in the caller's
 // goroutine, with the classification; Serve returns when it returns. A rejected request returns
 // a *RejectedError and exec does not run. Long-running requests run at once, uncounted.
 func (f *Filter) Serve(ctx context.Context, a *Attributes, exec func(Classification)) error {
+	return f.serve(ctx, a, exec, f.engine.HandleInto)
+}
+
+// ServeWatch is Serve for a server that tells when a watch has initialised: a watch request
+// (verb watch, not marked LongRunning) is queued and counted like a read, and holds its seat
+// while exec runs; exec should start the watch, return once it has sent its initial events,
+// and leave the rest of the watch to another goroutine. This is how upstream's filter treats
+// watches. Other requests are served as by Serve.
+func (f *Filter) ServeWatch(ctx context.Context, a *Attributes, exec func(Classification)) error {
+	return f.serve(ctx, a, exec, f.engine.HandleWatchInto)
+}
+
+// handleFunc is the engine's HandleInto or HandleWatchInto.
+type handleFunc func(context.Context, *request.Attributes, *internalapf.Result, func()) dispatch.Outcome
+
+func (f *Filter) serve(ctx context.Context, a *Attributes, exec func(Classification), handle handleFunc) error {
 	attrs := a.internal()
 	var res internalapf.Result
 	run := func() {
@@ -79,7 +110,7 @@ func (f *Filter) Serve(ctx context.Context, a *Attributes, exec func(Classificat
 			exec(classificationOf(&res))
 		}
 	}
-	if o := f.engine.HandleInto(ctx, &attrs, &res, run); o.Rejected() {
+	if o := handle(ctx, &attrs, &res, run); o.Rejected() {
 		return &RejectedError{Classification: classificationOf(&res), Reason: o.Reason(), RetryAfter: f.retryAfter}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	apirequest "k8s.io/apiserver/pkg/endpoints/request"
+	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/apf-operator/apf-operator/pkg/apf"
 )
@@ -27,8 +28,9 @@ var statusCodecs = func() serializer.CodecFactory {
 // genericapiserver.Config.BuildHandlerChainFunc. It must run after authentication and
 // impersonation (it reads request.UserFrom) and after the request-info filter (it reads
 // request.RequestInfoFrom); a request missing either gets 500, as upstream's filter answers.
-// longRunning is the server's Config.LongRunningFunc; nil treats only watch, proxy, exec,
-// attach and portforward as long-running. It panics if f is nil.
+// longRunning is the server's Config.LongRunningFunc; nil treats only proxy, exec, attach and
+// portforward as long-running. Watches are classified and hold a seat while they initialise,
+// whatever longRunning says, as with upstream's filter. It panics if f is nil.
 func WithPriorityAndFairness(handler http.Handler, f *apf.Filter, longRunning apirequest.LongRunningRequestCheck) http.Handler {
 	if f == nil {
 		panic("apiserverfilter.WithPriorityAndFairness: the apf.Filter is nil: create it with apf.New")
@@ -57,15 +59,51 @@ func (p *priorityAndFairness) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	a := attributes(info, u)
-	a.LongRunning = p.longRunning != nil && p.longRunning(r, info)
-	err := p.filter.Serve(ctx, &a, func(c apf.Classification) {
-		setClassificationHeaders(w.Header(), &c)
-		p.next.ServeHTTP(w, r)
-	})
+	watch := info.IsResourceRequest && info.Verb == "watch"
+	a.LongRunning = !watch && p.longRunning != nil && p.longRunning(r, info)
+	var err error
+	if watch {
+		err = p.serveWatch(w, r, &a)
+	} else {
+		err = p.filter.Serve(ctx, &a, func(c apf.Classification) {
+			setClassificationHeaders(w.Header(), &c)
+			p.next.ServeHTTP(w, r)
+		})
+	}
 	var rejected *apf.RejectedError
 	if errors.As(err, &rejected) {
 		reject(w, r, rejected)
 	}
+}
+
+// serveWatch serves a watch the way upstream's filter does: it is queued and counted like a
+// read, and holds its seat only until it has initialised. The handler runs in its own goroutine
+// with an initialization signal in its context (k8s.io/apiserver/pkg/util/flowcontrol), which
+// the server's watch cache fires once the initial events are sent; the seat is released then,
+// or when the handler returns, whichever is first. serveWatch returns when the handler returns,
+// and re-panics in the caller's goroutine if the handler panicked.
+func (p *priorityAndFairness) serveWatch(w http.ResponseWriter, r *http.Request, a *apf.Attributes) error {
+	ctx := r.Context()
+	signal := utilflowcontrol.NewInitializationSignal()
+	var finished chan any // receives the handler's panic value, or nil
+	err := p.filter.ServeWatch(ctx, a, func(c apf.Classification) {
+		setClassificationHeaders(w.Header(), &c)
+		finished = make(chan any, 1)
+		go func() {
+			defer func() {
+				signal.Signal()
+				finished <- recover()
+			}()
+			p.next.ServeHTTP(w, r.WithContext(utilflowcontrol.WithInitializationSignal(ctx, signal)))
+		}()
+		signal.Wait()
+	})
+	if finished != nil {
+		if v := <-finished; v != nil {
+			panic(v)
+		}
+	}
+	return err
 }
 
 // attributes are the flow-control attributes of a request the server has parsed and
