@@ -57,17 +57,28 @@ func (a *Attributes) internal() request.Attributes {
 // Classification is where a request belongs.
 type Classification struct {
 	// FlowSchema is the name of the matching FlowSchema (or of a backstop).
-	FlowSchema string
+	FlowSchema string `json:"flowSchema"`
 	// RequestPriority is the name of the FlowSchema's RequestPriority.
-	RequestPriority string
+	RequestPriority string `json:"requestPriority"`
 	// Distinguisher is the flow distinguisher (user name, namespace, or empty).
-	Distinguisher string
+	Distinguisher string `json:"distinguisher,omitempty"`
 	// Width is the seats the request takes: 1 for get, list and watch, 2 otherwise.
-	Width int
+	Width int `json:"width"`
 	// Exempt is true when the RequestPriority is exempt from limits and queuing.
-	Exempt bool
+	Exempt bool `json:"exempt,omitempty"`
 	// LongRunning is true when the request is not flow-controlled.
-	LongRunning bool
+	LongRunning bool `json:"longRunning,omitempty"`
+}
+
+// Explanation is a Classification with where the request would queue (Filter.ExplainQueues).
+type Explanation struct {
+	Classification
+	// QueuesPerWidth is the number of queues of the RequestPriority for each request width;
+	// zero when the request is exempt or long-running (it never queues).
+	QueuesPerWidth int `json:"queuesPerWidth,omitempty"`
+	// Hand lists the queues dealt to the request's flow, among the queues of its width; the
+	// request joins the shortest. Empty when it never queues.
+	Hand []int `json:"hand,omitempty"`
 }
 
 func classificationOf(r *internalapf.Result) Classification {

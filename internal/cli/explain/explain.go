@@ -20,10 +20,10 @@ import (
 	"strings"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf"
 	"github.com/apf-operator/apf-operator/internal/apf/classify"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
-	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 )
 
@@ -171,22 +171,7 @@ func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
 		Distinguisher: r.Distinguisher, Width: r.Width, LongRunning: r.LongRunning,
 		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
 	}
-	e.Hand = hand(p, r.FlowHash)
+	e.Hand = apf.Hand(p, r.FlowHash)
 	e.Native = explainNative(cfg, r.Schema, a)
 	return e
-}
-
-// hand is the queues dealt to the flow: all of one queue, or the shuffle-sharding hand.
-func hand(p *effective.Priority, flowHash uint64) []int {
-	switch {
-	case p.Exempt():
-		return nil
-	case p.QueuesPerWidth <= 1:
-		return []int{0}
-	}
-	d, err := shufflesharding.NewDealer(int(p.QueuesPerWidth), int(p.HandSize))
-	if err != nil {
-		return nil // effective.Compute admits no such level
-	}
-	return d.DealIntoHand(flowHash, nil)
 }
