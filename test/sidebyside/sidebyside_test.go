@@ -43,6 +43,63 @@ func TestSideBySide(t *testing.T) {
 	plan := native.Project(cfg, native.Existing{})
 	requireProjected(t, plan, rps, fss)
 
+	res := runSideBySide(t, rps, fss, plan, newGenerator(corpusSeed).corpus(corpusSize))
+	if len(res.mismatches) > 0 {
+		t.Errorf("the filters disagree on %d of %d requests:\n%s", len(res.mismatches), corpusSize, table(res.mismatches))
+	}
+	requireCoverage(t, cfg, res.hits, res.kinds)
+	t.Logf("%d requests; per FlowSchema: %v; per category: %v", corpusSize, res.hits, res.kinds)
+}
+
+// TestSideBySideReportsDisagreement shows the comparison can fail: the drop-in gets t-trent
+// ahead of t-trent-get, upstream the projection of the unchanged configuration, so exactly the
+// corpus's get requests of trent must be reported, as t-trent against t-trent-get.
+func TestSideBySideReportsDisagreement(t *testing.T) {
+	rps, fss := configuration()
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	reordered := slices.Clone(fss)
+	i := slices.IndexFunc(reordered, func(fs flowv1.FlowSchema) bool { return fs.Name == "t-trent" })
+	reordered[i].Spec.MatchingPriority = 2450 // t-trent-get has 2500
+
+	corpus := newGenerator(corpusSeed).corpus(corpusSize)
+	res := runSideBySide(t, rps, reordered, plan, corpus)
+	var want []int
+	for j, c := range corpus {
+		if _, info, err := c.request(); err == nil && c.id.name == "trent" && info.Verb == "get" {
+			want = append(want, j)
+		}
+	}
+	var got []int
+	for _, m := range res.mismatches {
+		got = append(got, m.index)
+		if m.ours.schema != "t-trent" || m.upstream.schema != "t-trent-get" {
+			t.Errorf("request %d %v: ours %v, upstream %v; want t-trent against t-trent-get", m.index, m.call, m.ours, m.upstream)
+		}
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("disagreements reported on requests %v, want exactly trent's get requests %v; table:\n%s",
+			got, want, table(res.mismatches))
+	}
+}
+
+// mismatch is a request on which the filters disagree.
+type mismatch struct {
+	index          int
+	call           call
+	ours, upstream outcome
+}
+
+// result is what runSideBySide saw: the disagreements, and the requests per FlowSchema (the
+// drop-in's choice) and per category.
+type result struct {
+	mismatches  []mismatch
+	hits, kinds map[string]int
+}
+
+// runSideBySide serves every call through the drop-in holding rps and fss and through upstream
+// holding plan, one call after the other.
+func runSideBySide(t *testing.T, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, plan *native.Plan, corpus []call) result {
+	t.Helper()
 	served := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	ours := oursHandler(t, rps, fss, served)
 	probe, _, err := call{id: authenticated("zed"), method: http.MethodGet, target: "/metrics"}.request()
@@ -51,11 +108,10 @@ func TestSideBySide(t *testing.T) {
 	}
 	theirs := startUpstream(t, plan, served, probe)
 
+	cfg := effective.Compute(rps, fss)
 	exempt := exemptLevels(cfg)
-	var mismatches []string
-	hits := map[string]int{}
-	kinds := map[string]int{}
-	for i, c := range newGenerator(corpusSeed).corpus(corpusSize) {
+	res := result{hits: map[string]int{}, kinds: map[string]int{}}
+	for i, c := range corpus {
 		r, info, err := c.request()
 		if err != nil {
 			t.Fatal(err)
@@ -63,19 +119,24 @@ func TestSideBySide(t *testing.T) {
 		o := serveOurs(ours, r, exempt)
 		u := serveUpstream(theirs, r, cfg.MastersBackstop.Name)
 		if o != u || o.status != http.StatusOK {
-			mismatches = append(mismatches, fmt.Sprintf("%3d  %-90s  %-40s  %s", i, c, o, u))
+			res.mismatches = append(res.mismatches, mismatch{index: i, call: c, ours: o, upstream: u})
 		}
-		hits[o.schema]++
+		res.hits[o.schema]++
 		for _, k := range categories(c, info, o, cfg.CatchAll.Name) {
-			kinds[k]++
+			res.kinds[k]++
 		}
 	}
-	if len(mismatches) > 0 {
-		t.Errorf("the filters disagree on %d of %d requests:\n%3s  %-90s  %-40s  %s\n%s", len(mismatches), corpusSize,
-			"#", "request (user[groups] method URL)", "ours", "upstream (mapped back)", strings.Join(mismatches, "\n"))
+	return res
+}
+
+// table formats mismatches one per line under a header.
+func table(ms []mismatch) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%3s  %-90s  %-40s  %s\n", "#", "request (user[groups] method URL)", "ours", "upstream (mapped back)")
+	for _, m := range ms {
+		fmt.Fprintf(&b, "%3d  %-90s  %-40s  %s\n", m.index, m.call, m.ours, m.upstream)
 	}
-	requireCoverage(t, cfg, hits, kinds)
-	t.Logf("%d requests; per FlowSchema: %v; per category: %v", corpusSize, hits, kinds)
+	return b.String()
 }
 
 // requireProjected fails the test, naming each one, unless every RequestPriority and
