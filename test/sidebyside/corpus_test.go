@@ -17,7 +17,7 @@ import (
 // /healthz, /readyz, /livez and below (probes), the users system:kube-controller-manager and
 // system:kube-scheduler, service accounts of kube-system, the group system:nodes. Nor does it
 // hold long-running requests other than watches (exec, log, proxy, ...), which upstream serves
-// without classifying them.
+// without classifying them. Those differences are pinned in differences_test.go.
 
 // identity is who sends a request.
 type identity struct {
