@@ -205,7 +205,7 @@ func serveUpstream(u *upstream, r *http.Request, mastersSchema string) outcome {
 func requireCoverage(t *testing.T, cfg *effective.Config, hits, kinds map[string]int) {
 	t.Helper()
 	var missed []string
-	for _, s := range append(cfg.Schemas, cfg.MastersBackstop, cfg.CatchAll) {
+	for _, s := range slices.Concat(cfg.Schemas, []*effective.Schema{cfg.MastersBackstop, cfg.CatchAll}) {
 		if hits[s.Name] == 0 {
 			missed = append(missed, "FlowSchema "+s.Name)
 		}
