@@ -13,9 +13,20 @@
 //
 // # Watches
 //
-// Long-running requests, watches included, are classified (their responses name the
-// FlowSchema) and then executed at once without taking a seat. Upstream's filter holds a seat
-// while a watch initialises; this engine does not, so a burst of new watches is not limited.
+// A watch is classified, queued and counted like a read, and holds its seat only while it
+// initialises, as with upstream's filter: its handler runs with k8s.io/apiserver's
+// initialization signal in its context (package k8s.io/apiserver/pkg/util/flowcontrol), which
+// the server's watch cache fires once the initial events are sent; the seat is released then,
+// or when the handler returns if nothing fires it (a storage without a watch cache). Other
+// long-running requests are classified (their responses name the FlowSchema) and executed at
+// once without a seat.
+//
+// # Debugging
+//
+// InstallDebugHandlers serves, for the server's operators, what a request would get (explain:
+// FlowSchema, RequestPriority, distinguisher, width and queue hand) and dumps of the levels and
+// queues in the manner of kube-apiserver's /debug/api_priority_and_fairness/dump_*; each
+// request is authorized by the server's authorizer.
 //
 // # Placement
 //
@@ -39,6 +50,7 @@
 //
 // Either way, turn upstream's own limiters off so that requests are not limited twice: leave
 // Config.FlowControl nil (RecommendedOptions.Features.EnablePriorityAndFairness = false) and set
-// Config.MaxRequestsInFlight and Config.MaxMutatingRequestsInFlight to 0. This package does not
-// import k8s.io/apiserver/pkg/server itself, so that using it does not pull in etcd's client.
+// Config.MaxRequestsInFlight and Config.MaxMutatingRequestsInFlight to 0. The package does not
+// import k8s.io/apiserver/pkg/server; its watch support links k8s.io/apiserver's flow-control
+// package, which a server built on k8s.io/apiserver links anyway.
 package apiserverfilter
