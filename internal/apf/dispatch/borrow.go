@@ -29,12 +29,10 @@ const (
 	// ineligible: the head needs seats the other levels do not lend even when none of them
 	// borrows, or the level is at its borrowing cap. It waits without holding others up.
 	ineligible verdict = iota
-	// waitsBorrowing: the head may borrow, but the seats it needs are still held by others'
-	// borrowed requests or reserved for them; nothing else may borrow ahead of it.
-	waitsBorrowing
-	// waitsOwn: the head fits in the level's own unlendable seats, but too few seats are free
-	// (possible only while the limits are over-committed); nothing may overtake it.
-	waitsOwn
+	// waits: the limits allow the head, but too few seats are free: others' borrowed
+	// requests, or unused seats other levels reserve, hold them. No other borrower may
+	// overtake it.
+	waits
 	// borrows: the head fits now, taking seats beyond the level's minCL that no other level
 	// reserves.
 	borrows
@@ -53,14 +51,14 @@ func (d *Dispatcher) verdictLocked(lv *level, w int) verdict {
 		if w <= free {
 			return ownSeats
 		}
-		return waitsOwn
+		return waits // only while the limits are over-committed (see the package doc)
 	}
 	if lv.executing+w > lv.maxCL && lv.executing > 0 ||
 		lv.executing+w+d.minSum-lv.minCL > d.scl {
 		return ineligible
 	}
 	if w+d.reserved-lv.reserve() > free {
-		return waitsBorrowing
+		return waits
 	}
 	return borrows
 }

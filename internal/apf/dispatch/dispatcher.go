@@ -53,6 +53,18 @@ type Dispatcher struct {
 	fifo       waiterList
 	timer      Timer
 	timerArmed bool
+
+	// testCheck, set only by tests before any traffic, sees every dispatch and the end of
+	// every dispatching round under the lock.
+	testCheck dispatchChecker
+}
+
+// dispatchChecker checks the dispatcher's invariants in tests (export_test.go).
+type dispatchChecker interface {
+	// dispatching is called before a request of width w at lv is counted.
+	dispatching(lv *level, w int)
+	// roundEnded is called when dispatching stops for want of seats, limits or requests.
+	roundEnded()
 }
 
 // New returns a Dispatcher for cfg (nil means the backstop configuration: no objects).
@@ -131,6 +143,9 @@ func (d *Dispatcher) fastPathLocked(f *flow, hash uint64, width int, now time.Du
 	lv := f.level
 	set := lv.active()
 	set.Start(now, &seat, hash, width)
+	if d.testCheck != nil {
+		d.testCheck.dispatching(lv, width)
+	}
 	d.startedLocked(lv, width)
 	f.dispatchedLocked(0)
 	d.mu.Unlock()
