@@ -22,6 +22,9 @@ const (
 
 	overloadSeats      = 20
 	overloadLightFlows = 50
+
+	borrowingHeavyWorkers = 200
+	borrowingLightFlows   = 20
 	// overloadWindow is the measured time per b.N; b.N is 1 at the default -benchtime.
 	overloadWindow = 3 * time.Second
 )
@@ -169,5 +172,44 @@ func benchOverload(b *testing.B, o Overload) {
 			b.ReportMetric(res.HeavyFairShare, "heavy-fair-share")
 		})
 		lazy.close()
+	}
+}
+
+// BenchmarkBorrowing: one level (borrower, 200 closed-loop workers of user heavy) is
+// overloaded while the other (lender, 20 light flows wanting about 3 seats, their starts spread
+// over one 70 ms cycle) keeps most of its nominal 20 seats idle and lends half of them
+// (BorrowingConfig, SCL 40). It reports the mean
+// seats each level executes over 3 s, the borrower's share of SCL, and the light flows' waits
+// (how soon the lender gets its unlent seats back). It is measured twice: from 0.5 s after
+// the start, and from 12 s, after upstream's first 10-second borrowing adjustment. The
+// semaphore has no levels and is not run.
+func BenchmarkBorrowing(b *testing.B) {
+	cfg := BorrowingConfig()
+	for _, warmup := range []time.Duration{500 * time.Millisecond, 12 * time.Second} {
+		for _, f := range Factories() {
+			if f.Name == "semaphore" {
+				continue
+			}
+			name := fmt.Sprintf("impl=%s/heavy=%d/light=%d/seats=%d/warmup=%s", f.Name, borrowingHeavyWorkers,
+				borrowingLightFlows, cfg.ServerConcurrencyLimit, warmup)
+			b.Run(name, func(b *testing.B) {
+				lazy := newLazy(f, cfg) // a fresh engine: upstream adjusts every 10 s from its start
+				defer lazy.close()
+				impl := lazy.get(b)
+				o := Overload{HeavyWorkers: borrowingHeavyWorkers, LightFlows: borrowingLightFlows,
+					Service: 10 * time.Millisecond, Think: 60 * time.Millisecond, RetryAfter: time.Millisecond,
+					Warmup: warmup, Window: time.Duration(b.N) * overloadWindow, LightStagger: 70 * time.Millisecond}
+				b.ReportAllocs()
+				res := o.Run(impl)
+				borrower := res.HeavyShare * res.MeanExecuting
+				b.ReportMetric(borrower, "borrower-seats")
+				b.ReportMetric(res.MeanExecuting-borrower, "lender-seats")
+				b.ReportMetric(borrower/float64(cfg.ServerConcurrencyLimit), "borrower-share")
+				b.ReportMetric(float64(res.LightP99)/float64(time.Millisecond), "light-p99-ms")
+				b.ReportMetric(float64(res.LightRejects), "light-rejects")
+				b.ReportMetric(res.Throughput, "req/s")
+				b.ReportMetric(float64(res.PeakExecuting), "peak-exec")
+			})
+		}
 	}
 }

@@ -58,6 +58,39 @@ func TestConfigsAreEquivalent(t *testing.T) {
 	}
 }
 
+// TestBorrowingConfigIsEquivalent: in both engines user heavy goes to the borrower level's
+// schema and a light user to the lender's, and ours gives each level the nominal 20 seats the
+// scenario assumes, the lender keeping 10.
+func TestBorrowingConfigIsEquivalent(t *testing.T) {
+	cfg := BorrowingConfig()
+	ours, err := NewOurs(cfg)
+	if err != nil {
+		t.Fatalf("NewOurs: %v", err)
+	}
+	up, err := NewUpstream(cfg)
+	if err != nil {
+		t.Fatalf("NewUpstream: %v", err)
+	}
+	defer up.Close()
+	for user, want := range map[string]string{heavyUser: "heavy", lightUser(3): "authenticated"} {
+		r := Request{User: user, Groups: []string{AuthenticatedGroup}, Verb: "get", Resource: "pods", Namespace: "ns"}
+		var res apf.Result
+		ours.engine.Classify(&ours.Prepare(r).(*oursRequest).attrs, &res)
+		if res.Schema.Name != want {
+			t.Errorf("ours: %s went to %q, want %q", user, res.Schema.Name, want)
+		}
+		if got := up.Prepare(r).(*upstreamRequest).classify(); got != want {
+			t.Errorf("upstream: %s went to %q, want %q", user, got, want)
+		}
+	}
+	for _, l := range ours.engine.State().Levels {
+		want := map[string][2]int{"borrower": {20, 20}, "lender": {20, 10}}[l.Name]
+		if !l.Exempt && (l.AssuredConcurrency != want[0] || l.MinConcurrency != want[1]) {
+			t.Errorf("ours: level %s has ACV %d, minCL %d; want %v", l.Name, l.AssuredConcurrency, l.MinConcurrency, want)
+		}
+	}
+}
+
 func TestMaxMinFair(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

@@ -23,6 +23,12 @@
 //     share (fairness-err) and the light flows' median and 99th-percentile queue wait
 //     (light-p50-ms, light-p99-ms). Their ns/op, B/op and allocs/op cover the whole scenario.
 //     See overload.go.
+//   - BenchmarkBorrowing: two levels of nominal 20 seats each (SCL 40, BorrowingConfig); one
+//     is overloaded by 200 closed-loop workers, the other has 20 light flows wanting about 3
+//     seats and lends half of its seats. It reports the mean seats each level executes, the
+//     borrower's share of SCL and the light flows' waits, from 0.5 s and from 12 s after the
+//     engine starts (upstream adjusts its levels' limits every 10 s; ours at every dispatch).
+//     Ours and upstream only: the semaphore has no levels.
 //
 // Run with `make bench` (BENCH_COUNT=n for medians of n runs), which pipes the output through
 // cmd/benchtable; one run, measuring every case once, takes about a minute on two cores, and

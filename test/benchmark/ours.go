@@ -77,6 +77,8 @@ func oursObjects(cfg Config) ([]flowv1.RequestPriority, []flowv1.FlowSchema) {
 				AssuredConcurrencyShares: ptr.To(l.Shares),
 				QueuesPerWidth:           ptr.To(l.Queues),
 				QueueLengthLimit:         ptr.To(l.QueueLengthLimit),
+				LendablePercent:          ptr.To(l.LendablePercent),
+				BorrowingLimitPercent:    l.BorrowingLimitPercent,
 			},
 		}
 		if l.Queues > 1 {

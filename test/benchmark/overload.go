@@ -28,6 +28,10 @@ type Overload struct {
 	RetryAfter   time.Duration
 	Warmup       time.Duration
 	Window       time.Duration
+	// LightStagger spreads the light flows' first requests evenly over this time; zero starts
+	// them together. Closed-loop workers of equal cycles keep their phase, so without it the
+	// light flows arrive in bursts of LightFlows requests.
+	LightStagger time.Duration
 }
 
 // OverloadResult is what one run of an Overload measured, over its window.
@@ -169,8 +173,15 @@ func (o Overload) Run(impl Impl) OverloadResult {
 		light[i] = newWorker(lightUser(i), true)
 	}
 	var wg sync.WaitGroup
-	for _, w := range append(slices.Clone(heavy), light...) {
+	for _, w := range heavy {
 		wg.Go(func() { w.loop(context.Background()) })
+	}
+	for i, w := range light {
+		delay := o.LightStagger * time.Duration(i) / time.Duration(len(light))
+		wg.Go(func() {
+			time.Sleep(delay)
+			w.loop(context.Background())
+		})
 	}
 	wg.Wait()
 	return run.result(heavy, light)

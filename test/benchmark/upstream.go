@@ -201,7 +201,8 @@ func upstreamLevel(l Level) *flowcontrolv1.PriorityLevelConfiguration {
 			Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
 				NominalConcurrencyShares: ptr.To(l.Shares),
-				LendablePercent:          ptr.To(int32(0)),
+				LendablePercent:          ptr.To(l.LendablePercent),
+				BorrowingLimitPercent:    l.BorrowingLimitPercent,
 				LimitResponse: flowcontrolv1.LimitResponse{
 					Type: flowcontrolv1.LimitResponseTypeQueue,
 					Queuing: &flowcontrolv1.QueuingConfiguration{

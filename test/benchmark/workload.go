@@ -41,6 +41,10 @@ type Level struct {
 	Queues           int32
 	HandSize         int32 // 0 when Queues is 1
 	QueueLengthLimit int32
+	// LendablePercent and BorrowingLimitPercent (nil: no limit) bound lending and borrowing
+	// between levels, with the same meaning in both engines.
+	LendablePercent       int32
+	BorrowingLimitPercent *int32
 }
 
 // Schema is a FlowSchema that sends the requests of one user (User set) or of every member of
@@ -125,6 +129,34 @@ func OverloadConfig(scl int) Config {
 			QueueLengthLimit: standardQueueLimit,
 		}},
 		Schemas: []Schema{authenticatedSchema("shared")},
+	}
+}
+
+// Shapes of the borrowing scenario: two levels of equal shares, so large that upstream's
+// mandatory catch-all level (5 shares) and ours' unassigned part (100 shares in the ACV
+// formula) are small: with SCL 40 each level's nominal limit is 20 in both engines
+// (ceil(40*1000/2005) and ceil(40*1000/2100)), and the catch-all holds 1 seat upstream.
+const (
+	borrowingSCL      = 40
+	borrowingShares   = 1000
+	borrowingLendable = 50
+)
+
+// BorrowingConfig returns the configuration of the borrowing scenario: user heavy goes to
+// level borrower (lends nothing, may borrow without limit), every other user to level lender
+// (lends 50% of its nominal 20 seats, so it keeps 10), flows by user.
+func BorrowingConfig() Config {
+	level := func(name string, priority, lend int32) Level {
+		return Level{Name: name, Priority: priority, Shares: borrowingShares, Queues: standardQueues,
+			HandSize: standardHandSize, QueueLengthLimit: standardQueueLimit, LendablePercent: lend}
+	}
+	return Config{
+		ServerConcurrencyLimit: borrowingSCL,
+		Levels:                 []Level{level("borrower", 1, 0), level("lender", 2, borrowingLendable)},
+		Schemas: []Schema{
+			{Name: "heavy", Precedence: userPrecedenceBase, Level: "borrower", User: heavyUser, ByUser: true},
+			authenticatedSchema("lender"),
+		},
 	}
 }
 

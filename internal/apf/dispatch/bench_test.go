@@ -14,18 +14,19 @@ import (
 )
 
 // benchConfig is the upstream comparison's shape: five limited levels of 10 shares (128
-// queues, hand 6, limit 100; one with a single queue) and the exempt backstop.
-func benchConfig(b *testing.B) *effective.Config {
+// queues, hand 6, limit 100; one with a single queue) and the exempt backstop; every level
+// lends the given percentage of its ACV.
+func benchConfig(b *testing.B, lend int32) *effective.Config {
 	return buildConfig(b,
-		lvl{name: "system-high", level: 1000, shares: 10, queues: 128, hand: 6, limit: 100},
-		lvl{name: "system-low", level: 2000, shares: 10, queues: 1, limit: 100},
-		lvl{name: "workload-high", level: 5000, shares: 10, queues: 128, hand: 6, limit: 100},
-		lvl{name: "workload-low", level: 9000, shares: 10, queues: 128, hand: 6, limit: 100},
-		lvl{name: "global-default", level: 9900, shares: 10, queues: 128, hand: 6, limit: 100})
+		lvl{name: "system-high", level: 1000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
+		lvl{name: "system-low", level: 2000, shares: 10, queues: 1, limit: 100, lend: lend},
+		lvl{name: "workload-high", level: 5000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
+		lvl{name: "workload-low", level: 9000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
+		lvl{name: "global-default", level: 9900, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend})
 }
 
 func benchDispatcher(b *testing.B, withMetrics, systemClock bool) (*dispatch.Dispatcher, *effective.Config) {
-	cfg := benchConfig(b)
+	cfg := benchConfig(b, 0) // workload-low may borrow 600 - 4*40 seats: more than it uses
 	opts := dispatch.Options{ServerConcurrencyLimit: 600}
 	if withMetrics {
 		opts.Metrics = metrics.NewMetrics(prometheus.NewRegistry())
@@ -105,9 +106,10 @@ func BenchmarkSemaphoreContended(b *testing.B) {
 }
 
 // BenchmarkHandleQueued is the waiting path: 256 goroutines on SCL 4, so most requests queue,
-// are dispatched by another request's finish and wake up.
+// are dispatched by another request's finish and wake up. The idle levels lend all their
+// seats (each has ACV 1: without lending workload-low would run one request at a time).
 func BenchmarkHandleQueued(b *testing.B) {
-	cfg := benchConfig(b)
+	cfg := benchConfig(b, 100)
 	d := dispatch.New(cfg, dispatch.Options{ServerConcurrencyLimit: 4, Metrics: metrics.NewMetrics(prometheus.NewRegistry())})
 	s := schema(b, cfg, "workload-low")
 	ctx := context.Background()

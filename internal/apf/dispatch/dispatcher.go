@@ -51,10 +51,24 @@ type Dispatcher struct {
 	cfg        *config  // the configuration admissions use; equals cur
 	order      []*level // levels that may dispatch, highest priority first
 	executing  int      // width of executing non-exempt requests
+	reserved   int      // sum over levels of max(0, minCL - executing): seats no one may borrow
+	minSum     int      // sum over levels of minCL
 	waiting    int      // waiting requests, all levels
 	fifo       waiterList
 	timer      Timer
 	timerArmed bool
+
+	// testCheck, set only by tests before any traffic, sees every dispatch and the end of
+	// every dispatching round under the lock.
+	testCheck dispatchChecker
+}
+
+// dispatchChecker checks the dispatcher's invariants in tests (export_test.go).
+type dispatchChecker interface {
+	// dispatching is called before a request of width w at lv is counted.
+	dispatching(lv *level, w int)
+	// roundEnded is called when dispatching stops for want of seats, limits or requests.
+	roundEnded()
 }
 
 // New returns a Dispatcher for cfg (nil means the backstop configuration: no objects).
@@ -122,21 +136,24 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 	if d.waiting > 0 {
 		d.expireLocked(now)
 	}
-	if d.waiting == 0 && d.executing+width <= d.scl {
+	if d.waiting == 0 && d.verdictLocked(f.level, width) >= borrows {
 		return d.fastPathLocked(f, r.FlowHash, width, now, exec)
 	}
 	return d.waitLocked(ctx, f, r.FlowHash, width, now, exec)
 }
 
-// fastPathLocked dispatches a request at once when nothing waits and its width fits (see the
-// package doc for why this is exactly what queuing it would do). It unlocks d.mu.
+// fastPathLocked dispatches a request at once when nothing waits and its level's limits let
+// it take free seats (see the package doc for why this is exactly what queuing it would do).
+// It unlocks d.mu.
 func (d *Dispatcher) fastPathLocked(f *flow, hash uint64, width int, now time.Duration, exec func()) Outcome {
 	var seat fairqueue.Request
 	lv := f.level
 	set := lv.active()
 	set.Start(now, &seat, hash, width)
-	lv.executing += width
-	d.executing += width
+	if d.testCheck != nil {
+		d.testCheck.dispatching(lv, width)
+	}
+	d.startedLocked(lv, width)
 	f.dispatchedLocked(0)
 	d.mu.Unlock()
 	d.execute(f, set, &seat, width, now, exec)
@@ -158,8 +175,7 @@ func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Re
 	lv := f.level
 	d.mu.Lock()
 	set.Finish(now, seat, service)
-	lv.executing -= width
-	d.executing -= width
+	d.endedLocked(lv, width)
 	f.finishedLocked(service)
 	if d.waiting > 0 {
 		d.expireLocked(now)

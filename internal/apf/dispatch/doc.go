@@ -9,19 +9,47 @@
 // The server concurrency limit SCL counts width units: a read-only request takes 1, a mutating
 // request 2. Level 0 is exempt: its requests run at once, are never queued and are not counted
 // against SCL. Every other level has an assured concurrency value
-// ACV(l) = ceil(SCL * ACS(l) / (100 + sum ACS)) (effective.Config.AssuredConcurrency).
+// ACV(l) = ceil(SCL * ACS(l) / (100 + sum ACS)) (effective.Config.AssuredConcurrency), its
+// nominal concurrency limit, and the bounds of borrowing below.
+//
+// # Borrowing
+//
+// Each non-exempt level has kube-apiserver's bounds: minCL = ACV - round(ACV*lendablePercent/100),
+// the seats it never lends, and maxCL = ACV + round(ACV*borrowingLimitPercent/100), or SCL
+// without a borrowing limit (borrow.go; rounding half away from zero, as math.Round). A request
+// of width w at level l may be dispatched when w seats are free and
+//   - executing(l)+w <= minCL(l): it runs in its level's own seats; or
+//   - executing(l)+w <= maxCL(l) (or nothing of l executes: one request may exceed a small
+//     maxCL, as kube-apiserver's queue sets allow) and executing+w plus every other level's
+//     reserve, max(0, minCL-executing), is at most SCL: it leaves every other level's unused
+//     own seats free.
+//
+// The sum of the reserves and the sum of minCL are running totals, updated on every dispatch,
+// finish and Update, so no check scans the levels. While the reserves are honoured,
+// executing + sum of reserves <= SCL holds after every dispatch, so a level below its minCL
+// always finds its own seats free. The limits can be over-committed: by an Update (requests in
+// flight keep their seats; the levels wait until they are back within their limits), or when
+// the minCL sum exceeds SCL (a tiny SCL with many levels, as ceil rounds every ACV up); then a
+// level's own seats are free only when some are.
+//
+// kube-apiserver recomputes each level's current limit every 10 s from its smoothed seat demand,
+// within [minCL, maxCL]; here borrowing is decided at every dispatch within the same bounds, so
+// idle seats are lent at once and returned as soon as the borrowed requests finish. A removed
+// level keeps its limits until its queues drain (kube-apiserver's quiescing levels), then
+// reserves nothing.
 //
 // # Admission
 //
 // Handle reads the clock once, then, under the dispatcher's lock: rejects every request that
 // has waited WaitLimit or longer (oldest first, from one arrival-ordered list of all waiting
-// requests), then admits the new request. If nothing waits at any level and its width fits in
-// the free seats, the request is dispatched at once (the fast path); otherwise it joins the
-// shortest queue of its hand at its level, or is rejected when that queue is full, and waits.
+// requests), then admits the new request. If nothing waits at any level and its level's limits
+// let it take free seats (see Borrowing: a few integer comparisons), the request is dispatched
+// at once (the fast path); otherwise it joins the shortest queue of its hand at its level, or
+// is rejected when that queue is full, and waits.
 //
 // The fast path is not an approximation. Had the request been queued, it would be the only
-// waiting request, so the two-stage choice below would pick its level and its queue, and its
-// width fits: the slow path dispatches the same request at once too. Its queue is the one the
+// waiting request, so the two-stage choice below would pick its level and its queue, and the
+// limits let it run: the slow path dispatches the same request at once too. Its queue is the one the
 // slow path picks: with no request waiting, every queue of the hand is empty and the first
 // card is the first shortest queue (see fairqueue). The virtual-time bookkeeping (R advanced,
 // the queue's start time set and charged G) is done exactly as for a queued request, so later
@@ -36,11 +64,15 @@
 // # Dispatching
 //
 // Whenever a request finishes, leaves its queue or the configuration changes, and the width in
-// use is below SCL, the dispatcher chooses a level: the first, highest priority first, with a
-// waiting request whose executing width is below its ACV; else the highest-priority level with
-// a waiting request. Fair queuing picks that level's next request; if its width fits in the
-// free seats it is dispatched and the choice repeats, otherwise dispatching waits for the next
-// change (a wide head is never overtaken, so it cannot starve).
+// use is below SCL, the dispatcher chooses a level. Only levels whose head (the request fair
+// queuing picks next) the limits allow are considered; a level held back by its own maxCL, or
+// by seats other levels keep even when none of them borrows, is skipped and holds nobody up.
+// Among the others: the first, highest priority first, whose executing width is below its ACV;
+// else the highest-priority one. If the chosen head fits in the free seats it is dispatched and
+// the choice repeats; otherwise it waits and no later level in that order may borrow ahead of
+// it (a wide head is never overtaken by a borrower, so it cannot starve). A head that fits in
+// its own level's minCL and the free seats is dispatched even then: those seats are not the
+// waiting head's to take.
 //
 // # Waiting, timeouts and cancellation
 //

@@ -22,6 +22,8 @@ type lvl struct {
 	name                        string
 	level, shares, queues, hand int32
 	limit                       int32
+	lend                        int32  // spec.lendablePercent; 0 is also the API's default
+	borrow                      *int32 // spec.borrowingLimitPercent; nil: no limit
 }
 
 func ptr(v int32) *int32 { return &v }
@@ -37,6 +39,10 @@ func buildConfig(t testing.TB, levels ...lvl) *effective.Config {
 			if l.queues > 1 {
 				spec.HandSize = ptr(l.hand)
 			}
+			if l.lend != 0 {
+				spec.LendablePercent = ptr(l.lend)
+			}
+			spec.BorrowingLimitPercent = l.borrow
 		}
 		rps = append(rps, flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: l.name}, Spec: spec})
 		fss = append(fss, flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: l.name}, Spec: flowv1.FlowSchemaSpec{

@@ -25,7 +25,9 @@ type level struct {
 
 	// Guarded by Dispatcher.mu.
 	priority  int32
-	acv       int
+	acv       int                   // the nominal concurrency limit
+	minCL     int                   // acv less its lendable part; 0 once retired
+	maxCL     int                   // acv plus what it may borrow
 	sets      []*fairqueue.QueueSet // the last one takes arrivals; earlier ones drain
 	executing int                   // width of executing requests
 	waiting   int
@@ -155,3 +157,7 @@ func newQueueSet(p *effective.Priority, guess time.Duration) (*fairqueue.QueueSe
 	s, _ := fairqueue.New(cfg)
 	return s, cfg
 }
+
+// headWidth returns the width of the request fair queuing dispatches next; the level has a
+// waiting request.
+func (lv *level) headWidth() int { return lv.headSet().Head().Owner.(*waiter).width }

@@ -25,10 +25,10 @@ func TestOutcomeNames(t *testing.T) {
 	}
 }
 
-// TestSnapshotJSON: the debug dump serialises, lists every level with its ACV and only the
-// non-empty queues.
+// TestSnapshotJSON: the debug dump serialises, lists every level with its ACV, its borrowing
+// bounds and only the non-empty queues.
 func TestSnapshotJSON(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 10, queues: 64, hand: 4, limit: 10})
+	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 10, queues: 64, hand: 4, limit: 10, lend: 100, borrow: ptr(200)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 1})
 	l := schema(t, cfg, "l")
 	h.submit(l, 7, 1, "run")
@@ -42,7 +42,8 @@ func TestSnapshotJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	lv := levelState(t, st, "l")
-	if st.ServerConcurrencyLimit != 1 || st.Waiting != 1 || lv.AssuredConcurrency != 1 || len(lv.Queues) != 2 {
+	if st.ServerConcurrencyLimit != 1 || st.Waiting != 1 || lv.AssuredConcurrency != 1 || len(lv.Queues) != 2 ||
+		lv.MinConcurrency != 0 || lv.MaxConcurrency != 3 {
 		t.Fatalf("snapshot %s", out)
 	}
 	for _, q := range lv.Queues {
@@ -53,7 +54,8 @@ func TestSnapshotJSON(t *testing.T) {
 	if ex := levelState(t, st, "system-top"); !ex.Exempt {
 		t.Fatalf("exempt level %+v", ex)
 	}
-	for _, field := range []string{`"serverConcurrencyLimit"`, `"assuredConcurrency"`, `"virtualStartSeconds"`, `"executing"`} {
+	for _, field := range []string{`"serverConcurrencyLimit"`, `"assuredConcurrency"`, `"minConcurrency"`, `"maxConcurrency"`,
+		`"virtualStartSeconds"`, `"executing"`} {
 		if !strings.Contains(string(out), field) {
 			t.Errorf("snapshot lacks %s: %s", field, out)
 		}

@@ -25,20 +25,23 @@ var propertyRequests = flag.Int("apf.requests", 100_000, "requests in TestProper
 // schemas of older configurations) from many goroutines while another swaps configurations,
 // on the real clock with a short wait limit, and checks: every request ends exactly once, exec
 // runs exactly for the executed ones, the executing width never exceeds SCL, and afterwards
-// no seat, queued request, draining level, metric or goroutine is left over.
+// no seat, queued request, draining level, metric or goroutine is left over. Inside the
+// dispatcher (CheckInvariants) it checks the borrowing limits at every dispatch and that no
+// head fitting in its level's own seats and the free seats is left waiting.
 func TestPropertyRandomTraffic(t *testing.T) {
 	const scl = 8
+	// The levels lend and borrow in different measures, and change them across configurations.
 	configs := []*effective.Config{
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "a", level: 100, shares: 20, queues: 8, hand: 2, limit: 3},
-			lvl{name: "b", level: 200, shares: 10, queues: 1, limit: 5},
-			lvl{name: "c", level: 300, shares: 5, queues: 16, hand: 3, limit: 2}),
+			lvl{name: "a", level: 100, shares: 20, queues: 8, hand: 2, limit: 3, lend: 50},
+			lvl{name: "b", level: 200, shares: 10, queues: 1, limit: 5, borrow: ptr(0)},
+			lvl{name: "c", level: 300, shares: 5, queues: 16, hand: 3, limit: 2, lend: 100, borrow: ptr(300)}),
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "a", level: 100, shares: 5, queues: 4, hand: 4, limit: 6},    // resized
-			lvl{name: "c", level: 150, shares: 30, queues: 16, hand: 3, limit: 1}), // b removed, c moved up
+			lvl{name: "a", level: 100, shares: 5, queues: 4, hand: 4, limit: 6, lend: 25, borrow: ptr(100)}, // resized
+			lvl{name: "c", level: 150, shares: 30, queues: 16, hand: 3, limit: 1}),                          // b removed, c moved up
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "b", level: 50, shares: 10, queues: 2, hand: 1, limit: 4},
-			lvl{name: "d", level: 400, shares: 40, queues: 8, hand: 2, limit: 2}),
+			lvl{name: "b", level: 50, shares: 10, queues: 2, hand: 1, limit: 4, lend: 100},
+			lvl{name: "d", level: 400, shares: 40, queues: 8, hand: 2, limit: 2, lend: 50, borrow: ptr(50)}),
 	}
 	var schemas []*effective.Schema
 	for _, c := range configs {
@@ -49,8 +52,9 @@ func TestPropertyRandomTraffic(t *testing.T) {
 	goroutines := runtime.NumGoroutine()
 	d := dispatch.New(configs[0], dispatch.Options{ServerConcurrencyLimit: scl, WaitLimit: 2 * time.Millisecond,
 		Metrics: metrics.NewMetrics(reg)})
+	checked := dispatch.CheckInvariants(d, t.Errorf)
 
-	var inUse, maxInUse, executed, execCalls, rejected, ended atomic.Int64
+	var inUse, maxInUse, executed, execCalls, rejected, ended, exemptExecuted atomic.Int64
 	var outcomes [4]atomic.Int64
 	// Configurations swap during the first 80% of the traffic; the rest runs on configs[0], so
 	// its levels' counters, checked at the end, have seen traffic of every kind.
@@ -91,7 +95,9 @@ func TestPropertyRandomTraffic(t *testing.T) {
 				out := d.Handle(ctx, r, func() {
 					calls++
 					execCalls.Add(1)
-					if !exempt {
+					if exempt {
+						exemptExecuted.Add(1)
+					} else {
 						now := inUse.Add(int64(r.Width))
 						for m := maxInUse.Load(); now > m && !maxInUse.CompareAndSwap(m, now); m = maxInUse.Load() {
 						}
@@ -134,6 +140,11 @@ func TestPropertyRandomTraffic(t *testing.T) {
 	}
 	t.Logf("%d requests, %d configuration swaps: executed %d, queue-full %d, timeout %d, cancelled %d; max width in use %d",
 		total, swaps.Load(), counts[0], counts[1], counts[2], counts[3], maxInUse.Load())
+	t.Logf("invariants checked at %d dispatches (%d beyond the level's minCL) and %d dispatching rounds",
+		checked.Dispatches.Load(), checked.Borrowed.Load(), checked.Rounds.Load())
+	if checked.Dispatches.Load() != counts[dispatch.Executed]-exemptExecuted.Load() || checked.Borrowed.Load() == 0 {
+		t.Errorf("the invariants were not checked at every dispatch, or nothing borrowed")
+	}
 	if swaps.Load() < 10 {
 		t.Errorf("only %d configuration swaps during the traffic", swaps.Load())
 	}

@@ -18,11 +18,11 @@ func tags(js []*job) string {
 }
 
 // TestLevelChoiceFollowsACV: SCL 10, ACV(A) = ceil(10*30/230) = 2, ACV(B) = ceil(10*100/230) = 5.
-// A holds every seat; as seats free, B (below its ACV) goes before the higher-priority A (above
+// Both lend all their seats, so A can hold every seat; as seats free, B (below its ACV) goes before the higher-priority A (above
 // its ACV) until B reaches 5; then no level is below its ACV and the highest, A, goes first.
 func TestLevelChoiceFollowsACV(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50},
-		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50})
+	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: 100},
+		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	a, b := schema(t, cfg, "a"), schema(t, cfg, "b")
 	st := h.d.Snapshot()
@@ -50,10 +50,11 @@ func TestLevelChoiceFollowsACV(t *testing.T) {
 	}
 }
 
-// TestHigherLevelBelowACVGoesFirst: when both levels are below their ACV, the higher one wins.
+// TestHigherLevelBelowACVGoesFirst: when both levels are below their ACV, the higher one wins
+// (both lend everything, so b can first take every seat).
 func TestHigherLevelBelowACVGoesFirst(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50},
-		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50})
+	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: 100},
+		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	a, b := schema(t, cfg, "a"), schema(t, cfg, "b")
 	var running []*job

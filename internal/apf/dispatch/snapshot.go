@@ -27,8 +27,16 @@ type LevelState struct {
 	Exempt bool `json:"exempt,omitempty"`
 	// Draining is true for a level removed from the configuration whose queues still drain.
 	Draining bool `json:"draining,omitempty"`
-	// AssuredConcurrency is the level's ACV, in width units.
+	// AssuredConcurrency is the level's ACV, in width units: its nominal concurrency limit
+	// (kube-apiserver's NominalCL).
 	AssuredConcurrency int `json:"assuredConcurrency"`
+	// MinConcurrency is the ACV less its lendable part (spec.lendablePercent): the seats the
+	// level never lends. 0 for the exempt level. A removed level keeps its limits while
+	// its queues drain, as kube-apiserver's quiescing levels do.
+	MinConcurrency int `json:"minConcurrency"`
+	// MaxConcurrency is the ACV plus what the level may borrow (spec.borrowingLimitPercent;
+	// the server concurrency limit when unlimited). 0 for the exempt level.
+	MaxConcurrency int `json:"maxConcurrency"`
 	// ExecutingWidth is the width of the level's executing requests; for the exempt level it
 	// is the number of executing requests.
 	ExecutingWidth int `json:"executingWidth"`
@@ -69,7 +77,7 @@ func (d *Dispatcher) Snapshot() State {
 
 func (lv *level) stateLocked() LevelState {
 	ls := LevelState{Name: lv.name, Level: lv.priority, Exempt: lv.exempt, Draining: lv.retired,
-		AssuredConcurrency: lv.acv, ExecutingWidth: lv.executing, Waiting: lv.waiting}
+		AssuredConcurrency: lv.acv, MinConcurrency: lv.minCL, MaxConcurrency: lv.maxCL, ExecutingWidth: lv.executing, Waiting: lv.waiting}
 	if lv.exempt {
 		ls.ExecutingWidth = int(lv.exemptExecuting.Load())
 		return ls

@@ -32,6 +32,8 @@ type levelChange struct {
 	lv       *level
 	priority int32
 	acv      int
+	minCL    int // the bounds of borrowing (borrow.go)
+	maxCL    int
 	newSet   *fairqueue.QueueSet // nil: keep the current queues
 	limit    int                 // new queue length limit of the kept queues
 }
@@ -55,6 +57,7 @@ func (d *Dispatcher) plan(cfg *effective.Config, old *config) (*config, []levelC
 		}
 		if !p.Exempt() {
 			d.planQueues(&ch, p)
+			ch.minCL, ch.maxCL = levelLimits(ch.acv, p, d.scl)
 		}
 		next.levels[p.Name] = ch.lv
 		changes = append(changes, ch)
@@ -92,6 +95,7 @@ func (d *Dispatcher) applyLocked(next, old *config, changes []levelChange) {
 	for _, ch := range changes {
 		lv := ch.lv
 		lv.priority, lv.acv, lv.retired = ch.priority, ch.acv, false
+		d.setLimitsLocked(lv, ch.minCL, ch.maxCL)
 		switch {
 		case ch.newSet != nil:
 			lv.sets = append(lv.sets, ch.newSet)
@@ -104,6 +108,9 @@ func (d *Dispatcher) applyLocked(next, old *config, changes []levelChange) {
 		for name, lv := range old.levels {
 			if next.levels[name] != lv {
 				lv.retired = true
+				if lv.waiting == 0 {
+					d.setLimitsLocked(lv, 0, lv.maxCL) // gone: it reserves nothing
+				}
 			}
 		}
 	}

@@ -130,6 +130,7 @@ func (d *Dispatcher) leftQueueLocked(w *waiter) {
 	}
 	if lv.retired && lv.waiting == 0 {
 		d.dropFromOrderLocked(lv)
+		d.setLimitsLocked(lv, 0, lv.maxCL) // drained: it reserves nothing any more
 	}
 }
 

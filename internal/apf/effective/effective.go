@@ -57,8 +57,9 @@ type Priority struct {
 	QueuesPerWidth   int32
 	HandSize         int32
 	QueueLengthLimit int32
-	// LendablePercent and BorrowingLimitPercent are projected onto kube-apiserver's native
-	// level (the in-process filter does not borrow); BorrowingLimitPercent nil is no limit.
+	// LendablePercent and BorrowingLimitPercent bound lending and borrowing between levels,
+	// in the in-process engine (internal/apf/dispatch) and on kube-apiserver's native level;
+	// BorrowingLimitPercent nil is no limit.
 	LendablePercent       int32
 	BorrowingLimitPercent *int32
 	// Backstop is true for an implicit backstop level (no API object).

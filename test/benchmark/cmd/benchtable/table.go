@@ -58,7 +58,7 @@ type row struct {
 // benchOrder lists the benchmarks in table order; rows lists which metrics each shows (the
 // scenario benchmarks' ns/op, B/op and allocs/op are per whole scenario, so they are left out).
 var (
-	benchOrder = []string{"Uncontended", "Contended", "Fairness", "LightWait"}
+	benchOrder = []string{"Uncontended", "Contended", "Fairness", "LightWait", "Borrowing"}
 	scenario   = []row{{unit: "light-p50-ms"}, {unit: "light-p99-ms"}, {unit: "light-rejects"}, {unit: "heavy-share"},
 		{unit: "heavy-fair-share"}, {unit: "req/s"}, {unit: "peak-exec"}}
 	rows = map[string][]row{
@@ -75,6 +75,8 @@ var (
 		},
 		"Fairness":  append([]row{{unit: "fairness-err", goals: []goal{oursAtMost(0.01)}}}, scenario...),
 		"LightWait": append([]row{{unit: "fairness-err"}}, scenario...),
+		"Borrowing": {{unit: "borrower-seats"}, {unit: "lender-seats"}, {unit: "borrower-share"}, {unit: "light-p99-ms"},
+			{unit: "light-rejects"}, {unit: "req/s"}, {unit: "peak-exec"}},
 	}
 )
 
