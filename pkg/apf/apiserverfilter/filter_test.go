@@ -57,12 +57,18 @@ func tinyFilter(t *testing.T) *apf.Filter {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Update(tinyObjects())
+	return f
+}
+
+// tinyObjects are level "only" (one queue of length 1) and FlowSchemas "users" (user u) and
+// "anonymous" (system:anonymous).
+func tinyObjects() ([]v1alpha1.RequestPriority, []v1alpha1.FlowSchema) {
 	rp := v1alpha1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "only"}, Spec: v1alpha1.RequestPrioritySpec{
 		PriorityLevel: 100, AssuredConcurrencyShares: ptr.To[int32](10), QueuesPerWidth: ptr.To[int32](1),
 		QueueLengthLimit: ptr.To[int32](1)}}
-	f.Update([]v1alpha1.RequestPriority{rp}, []v1alpha1.FlowSchema{userSchema("users", "u"),
-		userSchema("anonymous", "system:anonymous")})
-	return f
+	return []v1alpha1.RequestPriority{rp}, []v1alpha1.FlowSchema{userSchema("users", "u"),
+		userSchema("anonymous", "system:anonymous")}
 }
 
 func userSchema(name, userName string) v1alpha1.FlowSchema {
