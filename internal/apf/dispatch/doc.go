@@ -48,7 +48,9 @@
 // decision: dispatched or timed out. Wait-limit expiry needs no timer per request: each
 // admission and each finish rejects the expired requests at the front of the arrival-ordered
 // list, and one shared timer, set for the oldest waiter's deadline, does the same for a quiet
-// server. A request whose context is cancelled while it waits leaves its queue at once and
+// server. The timer is stopped when no request waits any more and armed again by the next
+// one to wait; while requests wait it is not re-armed each time the oldest leaves, but re-arms
+// itself, when it fires, for the new oldest. A request whose context is cancelled while it waits leaves its queue at once and
 // returns RejectedCancelled; it held no seat, so it frees none. A request already dispatched
 // when its cancellation is noticed runs exec (which sees the cancelled context).
 //

@@ -127,6 +127,7 @@ func (d *Dispatcher) leftQueueLocked(w *waiter) {
 	if lv.retired && lv.waiting == 0 {
 		d.dropFromOrderLocked(lv)
 	}
+	d.stopTimerLocked()
 }
 
 func (d *Dispatcher) dropFromOrderLocked(lv *level) {
@@ -148,8 +149,10 @@ func (d *Dispatcher) expireLocked(now time.Duration) {
 }
 
 // armTimerLocked makes sure the shared timer will fire by the oldest waiter's deadline, so a
-// quiet server rejects it on time. A timer set for a waiter that left early fires for nothing
-// and re-arms itself for the new oldest.
+// quiet server rejects it on time. A timer armed for a waiter that has left stays armed while
+// others wait: it fires at most one wait limit after the oldest of them arrived, and then
+// re-arms itself for the new oldest. Re-arming whenever the oldest leaves would cost a timer
+// operation per dispatch under load.
 func (d *Dispatcher) armTimerLocked(now time.Duration) {
 	if d.timerArmed || d.fifo.head == nil {
 		return
@@ -167,6 +170,15 @@ func (d *Dispatcher) armTimerLocked(now time.Duration) {
 	d.timerArmed = true
 }
 
+// stopTimerLocked stops the shared timer once no request waits: nothing is left for it to
+// expire. If it has fired already, expireOnTimer finds nothing to do.
+func (d *Dispatcher) stopTimerLocked() {
+	if d.timerArmed && d.waiting == 0 {
+		d.timer.Stop()
+		d.timerArmed = false
+	}
+}
+
 func (d *Dispatcher) expireOnTimer() {
 	now := d.now()
 	d.mu.Lock()
@@ -174,6 +186,9 @@ func (d *Dispatcher) expireOnTimer() {
 	d.expireLocked(now)
 	d.dispatchLocked(now)
 	d.armTimerLocked(now)
+	if !d.timerArmed {
+		d.timer.Stop() // a Reset while this call waited for the lock re-armed it for nothing
+	}
 	d.mu.Unlock()
 }
 
