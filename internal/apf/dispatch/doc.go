@@ -22,16 +22,19 @@
 // The fast path is not an approximation. Had the request been queued, it would be the only
 // waiting request, so the two-stage choice below would pick its level and its queue, and its
 // width fits: the slow path dispatches the same request at once too. Its queue is the one the
-// slow path picks: with no request waiting, every queue of the hand is empty and the first
-// card is the first shortest queue (see fairqueue). The virtual-time bookkeeping (R advanced,
-// the queue's start time set and charged G) is done exactly as for a queued request, so later
-// fair-queuing decisions are unaffected. The fast path deals no hand, takes no pooled state,
-// makes no channel and allocates nothing.
+// slow path picks: fairqueue's Start chooses it by the rule Enqueue uses, the first queue of
+// the hand with the fewest waiting plus executing requests (with nothing waiting, the fewest
+// executing). When the level is idle, or the first card's queue is empty, that is the first
+// card and no hand is dealt (see fairqueue). The virtual-time bookkeeping (R advanced, the
+// queue's start time set and charged G) is done exactly as for a queued request, so later
+// fair-queuing decisions are unaffected. The fast path takes no pooled state, makes no channel
+// and allocates nothing.
 //
 // When nothing waits at the request's level but something waits at another (a wide head that
 // does not fit, say), dispatching the arrival at once could overtake what the two-stage choice
-// below must consider first, so it takes the queued path; it still deals no hand (its queues
-// are all empty) and, when the choice picks it, is dispatched before it ever blocks.
+// below must consider first, so it takes the queued path; it deals a hand only if its first
+// card's queue executes requests, and, when the choice picks it, is dispatched before it ever
+// blocks.
 //
 // # Dispatching
 //

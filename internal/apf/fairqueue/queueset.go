@@ -43,7 +43,6 @@ type QueueSet struct {
 	index  queueIndex
 
 	waiting        int
-	waitingByWidth [MaxWidth]int
 	executingWidth int // width of dispatched, unfinished requests
 
 	virtualNow float64       // R at lastSync, virtual nanoseconds
@@ -116,7 +115,6 @@ func (s *QueueSet) Enqueue(now time.Duration, r *Request, flowHash uint64, width
 	r.token = 0
 	q.push(r)
 	s.waiting++
-	s.waitingByWidth[q.width-1]++
 	if q.heapPos < 0 {
 		s.index.push(q)
 	}
@@ -162,7 +160,6 @@ func (s *QueueSet) Dispatch(now time.Duration) *Request {
 	s.advance(now)
 	q.unlink(r)
 	s.waiting--
-	s.waitingByWidth[q.width-1]--
 	s.begin(q)
 	return r
 }
@@ -176,7 +173,6 @@ func (s *QueueSet) Remove(now time.Duration, r *Request) {
 	q.unlink(r)
 	r.queue = nil
 	s.waiting--
-	s.waitingByWidth[q.width-1]--
 	if q.waiting == 0 {
 		s.index.remove(q)
 	}
@@ -210,22 +206,23 @@ func (s *QueueSet) finish(now time.Duration, r *Request, service time.Duration) 
 	s.deactivateIfIdle(q)
 }
 
-// choose returns the shortest queue of the flow's hand, the first dealt among equals.
+// choose returns the shortest queue of the flow's hand, the first dealt among equals. A
+// queue's length counts its waiting and its executing requests: as in the proposal, a request
+// is in its queue until it finishes.
 func (s *QueueSet) choose(flowHash uint64, width int) *queue {
 	width = min(max(width, 1), MaxWidth)
 	n := s.cfg.QueuesPerWidth
 	qs := s.queues[(width-1)*n : width*n]
-	if s.dealer == nil {
-		return &qs[0]
-	}
-	if s.waitingByWidth[width-1] == 0 {
-		// Every queue is empty: the first card of the hand is the first shortest queue.
-		return &qs[flowHash%uint64(n)]
+	// The first card of the hand is I[0] = hash mod n; when it is empty it is the first
+	// shortest queue, and the hand need not be dealt.
+	first := &qs[flowHash%uint64(n)]
+	if s.dealer == nil || first.idle() {
+		return first
 	}
 	best, bestLen := 0, -1
 	s.dealer.Deal(flowHash, func(i int) {
-		if bestLen < 0 || qs[i].waiting < bestLen {
-			best, bestLen = i, qs[i].waiting
+		if l := qs[i].length(); bestLen < 0 || l < bestLen {
+			best, bestLen = i, l
 		}
 	})
 	return &qs[best]
