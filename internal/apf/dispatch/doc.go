@@ -68,11 +68,21 @@
 // classified against an older configuration are mapped by RequestPriority name onto the
 // current one, or onto the lowest level if their level is gone.
 //
+// The metric series of a (level, FlowSchema) pair is deleted when no configuration names it
+// and no request of it waits or executes: a configuration holds the series of its schemas
+// until its successor is in force, and each request holds its flow's series from admission to
+// its last record (see series.go). So a removed level's series leave once it has drained, a
+// removed schema's once its last request has finished or been rejected, and a request
+// classified against an older configuration, counted under its own schema's name, keeps that
+// series only while it is in flight. The cache of such stale flows keeps no flow whose series
+// was deleted.
+//
 // # Cost
 //
 // The uncontended path takes the lock twice (admit, finish), reads the clock twice, updates a
 // few counters and the flow's metric children (resolved once per configuration, found by the
-// schema's address in a table built with the configuration), and allocates nothing; waiting
+// schema's address in a table built with the configuration; holding their series is a plain
+// addition under the lock), and allocates nothing; waiting
 // requests reuse pooled waiters. Nothing scans all queues or all waiting requests. The
 // dispatches and finishes are counted in the metrics under the lock, with plain additions
 // (metrics.Flow.Guard): an atomic addition costs about 7 ns here, and there were three.

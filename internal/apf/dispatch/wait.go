@@ -46,9 +46,11 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 	set := lv.active()
 	if !set.Enqueue(now, &w.seat, hash, width) {
 		d.dispatchLocked(now) // expiry may have removed a blocking head
+		f.metrics.RejectedQueueFull()
+		late := d.releaseSeriesLocked(f)
 		d.mu.Unlock()
 		d.waiters.Put(w)
-		f.metrics.RejectedQueueFull()
+		d.deleteIfUnused(f, late)
 		return RejectedQueueFull
 	}
 	w.flow, w.set, w.width, w.arrival, w.state = f, set, width, now, stateWaiting
@@ -100,6 +102,7 @@ func (d *Dispatcher) rejected(w *waiter, o Outcome) Outcome {
 	} else {
 		m.RejectedCancelled()
 	}
+	d.releaseSeries(w.flow)
 	d.release(w)
 	return o
 }
