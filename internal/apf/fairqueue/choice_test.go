@@ -1,6 +1,7 @@
 package fairqueue
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
@@ -65,5 +66,40 @@ func TestShortestQueueCountsExecuting(t *testing.T) {
 	}
 	if got := referenceChoice(s, hash, 1); got != hand[1] {
 		t.Fatalf("reference choice %d, want %d once hand[0] has two", got, hand[1])
+	}
+}
+
+// TestCachedHandsAreDealtHands: the remembered hands equal dealt ones, also for flows that
+// share a slot of the table and evict each other, and for hands too large to remember.
+func TestCachedHandsAreDealtHands(t *testing.T) {
+	for _, hand := range []int{3, maxCachedHand, maxCachedHand + 1} {
+		s := newSet(t, Config{QueuesPerWidth: 64, HandSize: hand, QueueLengthLimit: 1})
+		dealer, _ := shufflesharding.NewDealer(64, hand)
+		if (s.hands != nil) != (hand <= maxCachedHand) {
+			t.Fatalf("hand %d: table %v", hand, s.hands != nil)
+		}
+		slot := func(h uint64) uint64 { return (h * 0x9E3779B97F4A7C15) >> 56 }
+		a := uint64(12345)
+		b := a + 1
+		for slot(b) != slot(a) {
+			b++
+		}
+		for i := range 6 {
+			h := []uint64{a, b, a + 7}[i%3]
+			want := dealer.DealIntoHand(h, nil)
+			if s.hands != nil {
+				var got []int
+				for _, c := range s.cachedHandOf(h) {
+					got = append(got, int(c))
+				}
+				if len(got) != len(want) || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("hand %d, hash %d: remembered %v, dealt %v", hand, h, got, want)
+				}
+			}
+			qs := s.queues[:64]
+			if c := s.shortestOfHand(qs, h); c != want[0] {
+				t.Fatalf("hand %d, hash %d: chose %d among empty queues, want the first card %d", hand, h, c, want[0])
+			}
+		}
 	}
 }

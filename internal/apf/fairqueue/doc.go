@@ -18,7 +18,9 @@
 // waits or executes in it), it is the first shortest queue whatever the other cards hold, so
 // the set takes it after one division instead of dealing the whole hand; the result, and so
 // the virtual-time accounting, is the same as dealing. A set where nothing waits or executes
-// at all (an idle set) always takes that shortcut.
+// at all (an idle set) always takes that shortcut. Otherwise the set remembers the hands of
+// recent flows (hands.go): dealing six cards costs about 100 ns, and flows send request after
+// request.
 //
 // # Virtual time
 //

@@ -38,6 +38,7 @@ type QueueSet struct {
 
 	cfg    Config
 	dealer *shufflesharding.Dealer // nil with one queue per width
+	hands  []cachedHand            // recent flows' hands (hands.go); nil: deal every time
 	guess  float64                 // G in nanoseconds
 	queues []queue                 // width w uses queues[(w-1)*QueuesPerWidth : w*QueuesPerWidth]
 	index  queueIndex
@@ -70,6 +71,7 @@ func New(cfg Config) (*QueueSet, error) {
 			return nil, err
 		}
 		s.dealer = d
+		s.hands = newHandCache(cfg)
 	}
 	s.queues = make([]queue, MaxWidth*cfg.QueuesPerWidth)
 	s.index.heap = make([]*queue, 0, len(s.queues)) // never grows on the request path
@@ -219,13 +221,7 @@ func (s *QueueSet) choose(flowHash uint64, width int) *queue {
 	if s.dealer == nil || first.idle() {
 		return first
 	}
-	best, bestLen := 0, -1
-	s.dealer.Deal(flowHash, func(i int) {
-		if l := qs[i].length(); bestLen < 0 || l < bestLen {
-			best, bestLen = i, l
-		}
-	})
-	return &qs[best]
+	return &qs[s.shortestOfHand(qs, flowHash)]
 }
 
 // begin counts a request of q as executing and charges q the guess G.
