@@ -120,8 +120,7 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 	cfg := d.cur.Load()
 	f := cfg.flowFor(r.Schema)
 	if f.level.exempt {
-		d.runExempt(f, exec)
-		return Executed
+		return d.handleExempt(ctx, r, f, exec)
 	}
 	width := min(max(r.Width, 1), fairqueue.MaxWidth, d.scl)
 	now := d.stamp()
@@ -129,10 +128,10 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 	if d.cfg != cfg { // Update ran since the lookup
 		if f = d.cfg.flowFor(r.Schema); f.level.exempt {
 			d.mu.Unlock()
-			d.runExempt(f, exec)
-			return Executed
+			return d.handleExempt(ctx, r, f, exec)
 		}
 	}
+	f = d.holdLocked(f, r.Schema)
 	if d.waiting > 0 {
 		d.expireLocked(now)
 	}
@@ -177,11 +176,13 @@ func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Re
 	set.Finish(now, seat, service)
 	d.endedLocked(lv, width)
 	f.finishedLocked(service)
+	late := d.releaseSeriesLocked(f)
 	if d.waiting > 0 {
 		d.expireLocked(now)
 		d.dispatchLocked(now)
 	}
 	d.mu.Unlock()
+	d.deleteIfUnused(f, late)
 }
 
 // runExempt runs a request of the exempt level: at once, uncounted.

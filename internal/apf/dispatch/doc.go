@@ -49,17 +49,20 @@
 //
 // The fast path is not an approximation. Had the request been queued, it would be the only
 // waiting request, so the two-stage choice below would pick its level and its queue, and the
-// limits let it run: the slow path dispatches the same request at once too. Its queue is the one the
-// slow path picks: with no request waiting, every queue of the hand is empty and the first
-// card is the first shortest queue (see fairqueue). The virtual-time bookkeeping (R advanced,
+// limits let it run: the slow path dispatches the same request at once too. Its queue is the
+// one the slow path picks: fairqueue's Start chooses it by the rule Enqueue uses, the first
+// queue of the hand with the fewest waiting plus executing requests (with nothing waiting, the
+// fewest executing). When the level is idle, or the first card's queue is empty, that is the
+// first card and no hand is dealt (see fairqueue). The virtual-time bookkeeping (R advanced,
 // the queue's start time set and charged G) is done exactly as for a queued request, so later
-// fair-queuing decisions are unaffected. The fast path deals no hand, takes no pooled state,
-// makes no channel and allocates nothing.
+// fair-queuing decisions are unaffected. The fast path takes no pooled state, makes no channel
+// and allocates nothing.
 //
 // When nothing waits at the request's level but something waits at another (a wide head that
 // does not fit, say), dispatching the arrival at once could overtake what the two-stage choice
-// below must consider first, so it takes the queued path; it still deals no hand (its queues
-// are all empty) and, when the choice picks it, is dispatched before it ever blocks.
+// below must consider first, so it takes the queued path; it deals a hand only if its first
+// card's queue executes requests, and, when the choice picks it, is dispatched before it ever
+// blocks.
 //
 // # Dispatching
 //
@@ -80,9 +83,12 @@
 // decision: dispatched or timed out. Wait-limit expiry needs no timer per request: each
 // admission and each finish rejects the expired requests at the front of the arrival-ordered
 // list, and one shared timer, set for the oldest waiter's deadline, does the same for a quiet
-// server. A request whose context is cancelled while it waits leaves its queue at once and
-// returns RejectedCancelled; it held no seat, so it frees none. A request already dispatched
-// when its cancellation is noticed runs exec (which sees the cancelled context).
+// server. The timer is stopped when no request waits any more and armed again by the next
+// one to wait; while requests wait it is not re-armed each time the oldest leaves, but re-arms
+// itself, when it fires, for the new oldest. A request whose context is cancelled while it
+// waits leaves its queue at once and returns RejectedCancelled; it held no seat, so it frees
+// none. A request already dispatched when its cancellation is noticed runs exec (which sees the
+// cancelled context).
 //
 // # Configuration changes
 //
@@ -95,12 +101,22 @@
 // classified against an older configuration are mapped by RequestPriority name onto the
 // current one, or onto the lowest level if their level is gone.
 //
+// The metric series of a (level, FlowSchema) pair is deleted when no configuration names it
+// and no request of it waits or executes: a configuration holds the series of its schemas
+// until its successor is in force, and each request holds its flow's series from admission to
+// its last record (see series.go). So a removed level's series leave once it has drained, a
+// removed schema's once its last request has finished or been rejected, and a request
+// classified against an older configuration, counted under its own schema's name, keeps that
+// series only while it is in flight. The cache of such stale flows keeps no flow whose series
+// was deleted.
+//
 // # Cost
 //
 // The uncontended path takes the lock twice (admit, finish), reads the coarse clock twice,
 // updates a few counters and the flow's metric children (resolved once per configuration, found
-// by the schema's address in a table built with the configuration), and allocates nothing;
-// waiting requests reuse pooled waiters. Nothing scans all queues or all waiting requests. The
+// by the schema's address in a table built with the configuration; holding their series is a
+// plain addition under the lock), and allocates nothing; waiting requests reuse pooled
+// waiters. Nothing scans all queues or all waiting requests. The
 // dispatches and finishes are counted in the metrics under the lock, with plain additions
 // (metrics.Flow.Guard): an atomic addition costs about 7 ns here, and there were three.
 //

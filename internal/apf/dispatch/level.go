@@ -73,9 +73,9 @@ type flow struct {
 	guarded bool
 }
 
-// newFlow returns the flow of schema on lv, its metric children guarded by mu if they can be.
-func newFlow(lv *level, m *metrics.Metrics, schema string, mu *sync.Mutex) *flow {
-	f := &flow{level: lv, metrics: m.Flow(lv.name, schema)}
+// newFlow returns the flow of lv with metric children m, guarded by mu if they can be.
+func newFlow(lv *level, m *metrics.Flow, mu *sync.Mutex) *flow {
+	f := &flow{level: lv, metrics: m}
 	f.guarded = f.metrics.Guard(mu)
 	return f
 }
@@ -130,13 +130,16 @@ func (c *config) flowFor(s *effective.Schema) *flow {
 		key.priority = s.Priority.Name
 	}
 	if v, ok := c.stale.Load(key); ok {
-		return v.(*flow)
+		if f := v.(*flow); !f.metrics.Deleted() {
+			return f
+		}
 	}
 	lv := c.lowest
 	if named := c.levels[key.priority]; named != nil {
 		lv = named
 	}
-	v, _ := c.stale.LoadOrStore(key, newFlow(lv, c.metrics, s.Name, c.mu))
+	c.pruneStale()
+	v, _ := c.stale.LoadOrStore(key, newStaleFlow(lv, c.metrics, s.Name, c.mu))
 	return v.(*flow)
 }
 

@@ -25,6 +25,7 @@ func (d *Dispatcher) Update(cfg *effective.Config) {
 	d.mu.Unlock()
 
 	d.publishAssured(changes, old, next)
+	d.unconfigure(old)
 }
 
 // levelChange is what Update does to one level of the new configuration.
@@ -68,8 +69,11 @@ func (d *Dispatcher) plan(cfg *effective.Config, old *config) (*config, []levelC
 		if s == nil || s.Priority == nil || next.levels[s.Priority.Name] == nil {
 			continue
 		}
+		if next.flows.get(s) != nil {
+			continue // listed twice: one flow, one hold on its series
+		}
 		lv := next.levels[s.Priority.Name]
-		next.flows.put(s, newFlow(lv, d.metrics, s.Name, &d.mu))
+		next.flows.put(s, newConfiguredFlow(lv, d.metrics, s.Name, &d.mu))
 	}
 	return next, changes
 }

@@ -46,9 +46,11 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 	set := lv.active()
 	if !set.Enqueue(now, &w.seat, hash, width) {
 		d.dispatchLocked(now) // expiry may have removed a blocking head
+		f.metrics.RejectedQueueFull()
+		late := d.releaseSeriesLocked(f)
 		d.mu.Unlock()
 		d.waiters.Put(w)
-		f.metrics.RejectedQueueFull()
+		d.deleteIfUnused(f, late)
 		return RejectedQueueFull
 	}
 	w.flow, w.set, w.width, w.arrival, w.state = f, set, width, now, stateWaiting
@@ -102,6 +104,7 @@ func (d *Dispatcher) rejected(w *waiter, o Outcome) Outcome {
 	} else {
 		m.RejectedCancelled()
 	}
+	d.releaseSeries(w.flow)
 	d.release(w)
 	return o
 }
@@ -132,6 +135,7 @@ func (d *Dispatcher) leftQueueLocked(w *waiter) {
 		d.dropFromOrderLocked(lv)
 		d.setLimitsLocked(lv, 0, lv.maxCL) // drained: it reserves nothing any more
 	}
+	d.stopTimerLocked()
 }
 
 func (d *Dispatcher) dropFromOrderLocked(lv *level) {
@@ -153,8 +157,10 @@ func (d *Dispatcher) expireLocked(now time.Duration) {
 }
 
 // armTimerLocked makes sure the shared timer will fire by the oldest waiter's deadline, so a
-// quiet server rejects it on time. A timer set for a waiter that left early fires for nothing
-// and re-arms itself for the new oldest.
+// quiet server rejects it on time. A timer armed for a waiter that has left stays armed while
+// others wait: it fires at most one wait limit after the oldest of them arrived, and then
+// re-arms itself for the new oldest. Re-arming whenever the oldest leaves would cost a timer
+// operation per dispatch under load.
 func (d *Dispatcher) armTimerLocked(now time.Duration) {
 	if d.timerArmed || d.fifo.head == nil {
 		return
@@ -172,6 +178,15 @@ func (d *Dispatcher) armTimerLocked(now time.Duration) {
 	d.timerArmed = true
 }
 
+// stopTimerLocked stops the shared timer once no request waits: nothing is left for it to
+// expire. If it has fired already, expireOnTimer finds nothing to do.
+func (d *Dispatcher) stopTimerLocked() {
+	if d.timerArmed && d.waiting == 0 {
+		d.timer.Stop()
+		d.timerArmed = false
+	}
+}
+
 func (d *Dispatcher) expireOnTimer() {
 	now := d.now()
 	d.mu.Lock()
@@ -179,6 +194,9 @@ func (d *Dispatcher) expireOnTimer() {
 	d.expireLocked(now)
 	d.dispatchLocked(now)
 	d.armTimerLocked(now)
+	if !d.timerArmed {
+		d.timer.Stop() // a Reset while this call waited for the lock re-armed it for nothing
+	}
 	d.mu.Unlock()
 }
 

@@ -19,6 +19,9 @@ type twin struct {
 // enqueues, dispatches, removals, finishes, at increasing times); one defers the starts on an
 // idle set, the other never does. After every operation they must
 // agree on everything observable: the head, counts, virtual time and every queue's state.
+// Every request of the set that never defers joins the queue referenceChoice names (fewest
+// waiting plus executing requests in the hand), so equal states mean the deferred starts and
+// their later booking follow that rule too.
 // Observing books a pending deferred request, so the sets are compared after a random quarter
 // of the operations, and some deferred requests finish without ever being booked.
 func TestDeferredStartIsInvisible(t *testing.T) {
@@ -56,17 +59,21 @@ func runTwins(t *testing.T, cfg Config, rng *rand.Rand) (deferredStarts, unbooke
 			if tw.inDeferred.token != 0 {
 				deferredStarts++
 			}
+			want := referenceChoice(plain, hash, width)
 			plain.Start(now, &tw.inPlain, hash, width)
+			checkChoice(t, step, &tw.inPlain, want)
 			executing = append(executing, tw)
 		case op <= 1:
 			tw := &twin{id: step}
 			tw.inDeferred.Owner, tw.inPlain.Owner = tw, tw
 			hash, width := rng.Uint64(), 1+rng.IntN(MaxWidth)
+			want := referenceChoice(plain, hash, width)
 			a, b := deferring.Enqueue(now, &tw.inDeferred, hash, width), plain.Enqueue(now, &tw.inPlain, hash, width)
 			if a != b {
 				t.Fatalf("step %d: Enqueue %v in the deferring set, %v in the plain one", step, a, b)
 			}
 			if a {
+				checkChoice(t, step, &tw.inPlain, want)
 				waiting = append(waiting, tw)
 			}
 		case op == 2 && len(waiting) > 0:
@@ -98,6 +105,14 @@ func runTwins(t *testing.T, cfg Config, rng *rand.Rand) (deferredStarts, unbooke
 	}
 	compareSets(t, -1, deferring, plain)
 	return deferredStarts, unbooked
+}
+
+// checkChoice fails unless r is in queue want (an index within its width).
+func checkChoice(t *testing.T, step int, r *Request, want int) {
+	t.Helper()
+	if r.queue == nil || r.queue.index != want {
+		t.Fatalf("step %d: request joined queue %v, want %d: the first of the fewest waiting plus executing", step, r.queue, want)
+	}
 }
 
 func compareSets(t *testing.T, step int, deferring, plain *QueueSet) {

@@ -22,6 +22,7 @@ func runFairness(t *testing.T, cfg Config, capacity int, flows []*simFlow, warmu
 	}
 	s := &sim{set: set, capacity: capacity, flows: flows, from: warmup, to: until}
 	s.run(rand.New(rand.NewPCG(42, 7)), until)
+	s.checkChoices(t)
 	window := float64(until - warmup)
 	demands := make([]float64, len(flows))
 	for i, f := range flows {
@@ -114,6 +115,7 @@ func TestFairnessMixedWidths(t *testing.T) {
 	set, _ := New(cfg)
 	s := &sim{set: set, capacity: 12, flows: flows, from: 5 * time.Second, to: 65 * time.Second}
 	s.run(rand.New(rand.NewPCG(1, 1)), 65*time.Second)
+	s.checkChoices(t)
 	window := float64(60 * time.Second * 12)
 	got := []float64{float64(flows[0].seatTime) / window, float64(flows[1].seatTime) / window}
 	if math.Abs(got[0]-1.0/3) > fairnessMargin || math.Abs(got[1]-2.0/3) > fairnessMargin {

@@ -38,6 +38,9 @@ type queue struct {
 // idle reports whether the queue holds neither waiting nor executing requests.
 func (q *queue) idle() bool { return q.waiting == 0 && q.executing == 0 }
 
+// length is the queue's length for the choice of a queue: its waiting and executing requests.
+func (q *queue) length() int { return q.waiting + q.executing }
+
 func (q *queue) push(r *Request) {
 	r.queue, r.prev, r.next = q, q.tail, nil
 	if q.tail == nil {

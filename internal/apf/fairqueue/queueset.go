@@ -38,12 +38,12 @@ type QueueSet struct {
 
 	cfg    Config
 	dealer *shufflesharding.Dealer // nil with one queue per width
+	hands  []cachedHand            // recent flows' hands (hands.go); nil: deal every time
 	guess  float64                 // G in nanoseconds
 	queues []queue                 // width w uses queues[(w-1)*QueuesPerWidth : w*QueuesPerWidth]
 	index  queueIndex
 
 	waiting        int
-	waitingByWidth [MaxWidth]int
 	executingWidth int // width of dispatched, unfinished requests
 
 	virtualNow float64       // R at lastSync, virtual nanoseconds
@@ -71,6 +71,7 @@ func New(cfg Config) (*QueueSet, error) {
 			return nil, err
 		}
 		s.dealer = d
+		s.hands = newHandCache(cfg)
 	}
 	s.queues = make([]queue, MaxWidth*cfg.QueuesPerWidth)
 	s.index.heap = make([]*queue, 0, len(s.queues)) // never grows on the request path
@@ -116,7 +117,6 @@ func (s *QueueSet) Enqueue(now time.Duration, r *Request, flowHash uint64, width
 	r.token = 0
 	q.push(r)
 	s.waiting++
-	s.waitingByWidth[q.width-1]++
 	if q.heapPos < 0 {
 		s.index.push(q)
 	}
@@ -162,7 +162,6 @@ func (s *QueueSet) Dispatch(now time.Duration) *Request {
 	s.advance(now)
 	q.unlink(r)
 	s.waiting--
-	s.waitingByWidth[q.width-1]--
 	s.begin(q)
 	return r
 }
@@ -176,7 +175,6 @@ func (s *QueueSet) Remove(now time.Duration, r *Request) {
 	q.unlink(r)
 	r.queue = nil
 	s.waiting--
-	s.waitingByWidth[q.width-1]--
 	if q.waiting == 0 {
 		s.index.remove(q)
 	}
@@ -210,25 +208,20 @@ func (s *QueueSet) finish(now time.Duration, r *Request, service time.Duration) 
 	s.deactivateIfIdle(q)
 }
 
-// choose returns the shortest queue of the flow's hand, the first dealt among equals.
+// choose returns the shortest queue of the flow's hand, the first dealt among equals. A
+// queue's length counts its waiting and its executing requests: as in the proposal, a request
+// is in its queue until it finishes.
 func (s *QueueSet) choose(flowHash uint64, width int) *queue {
 	width = min(max(width, 1), MaxWidth)
 	n := s.cfg.QueuesPerWidth
 	qs := s.queues[(width-1)*n : width*n]
-	if s.dealer == nil {
-		return &qs[0]
+	// The first card of the hand is I[0] = hash mod n; when it is empty it is the first
+	// shortest queue, and the hand need not be dealt.
+	first := &qs[flowHash%uint64(n)]
+	if s.dealer == nil || first.idle() {
+		return first
 	}
-	if s.waitingByWidth[width-1] == 0 {
-		// Every queue is empty: the first card of the hand is the first shortest queue.
-		return &qs[flowHash%uint64(n)]
-	}
-	best, bestLen := 0, -1
-	s.dealer.Deal(flowHash, func(i int) {
-		if bestLen < 0 || qs[i].waiting < bestLen {
-			best, bestLen = i, qs[i].waiting
-		}
-	})
-	return &qs[best]
+	return &qs[s.shortestOfHand(qs, flowHash)]
 }
 
 // begin counts a request of q as executing and charges q the guess G.

@@ -39,7 +39,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 // TestJoinsShortestQueueOfHand: a request joins the shortest queue of its hand, the first dealt
-// among equals; with nothing waiting that is the first card, hash mod N.
+// among equals; with nothing waiting or executing that is the first card, hash mod N.
 func TestJoinsShortestQueueOfHand(t *testing.T) {
 	s := newSet(t, Config{QueuesPerWidth: 16, HandSize: 4, QueueLengthLimit: 100})
 	dealer, _ := shufflesharding.NewDealer(16, 4)

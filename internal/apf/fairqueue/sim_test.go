@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math/rand/v2"
 	"sort"
+	"testing"
 	"time"
 )
 
@@ -20,6 +21,18 @@ type sim struct {
 	flows    []*simFlow
 	// measurement window
 	from, to time.Duration
+	// choices counts the requests that joined a queue; wrongChoices those whose queue was not
+	// referenceChoice's.
+	choices, wrongChoices int
+}
+
+// checkChoices fails unless every request joined the queue referenceChoice named.
+func (s *sim) checkChoices(t *testing.T) {
+	t.Helper()
+	if s.choices == 0 || s.wrongChoices != 0 {
+		t.Fatalf("%d of %d requests joined another queue than the first of the fewest waiting plus executing in their hand",
+			s.wrongChoices, s.choices)
+	}
 }
 
 type simFlow struct {
@@ -106,6 +119,7 @@ func (s *sim) arrive(rng *rand.Rand, f *simFlow) {
 	if s.now >= s.from && s.now < s.to {
 		f.offered += time.Duration(f.width) * r.service
 	}
+	want := referenceChoice(s.set, f.hash, f.width)
 	if !s.set.Enqueue(s.now, &r.Request, f.hash, f.width) {
 		f.rejected++
 		if f.backlog > 0 {
@@ -115,6 +129,10 @@ func (s *sim) arrive(rng *rand.Rand, f *simFlow) {
 		return
 	}
 	r.Owner = r
+	s.choices++
+	if r.queue.index != want {
+		s.wrongChoices++
+	}
 	s.dispatch(rng)
 }
 

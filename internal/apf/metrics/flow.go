@@ -25,6 +25,12 @@ type Flow struct {
 
 	level, schema string
 
+	// Holders, for deleting the series (see series.go).
+	configs  atomic.Int32 // configurations naming the pair; changed under the collector's lock
+	held     int64        // guarded by *guard: requests in flight held by HoldGuarded
+	heldFree atomic.Int64 // requests in flight held by Hold; deletedMark once deleted
+	managed  bool         // under the collector's lock: deleted once nothing holds it
+
 	inQueue   atomic.Int64
 	wait      histogram // its count is the number dispatched
 	execution histogram // its count is the number finished

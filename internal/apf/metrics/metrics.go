@@ -34,6 +34,16 @@
 // than the rest of the request path. The collector turns the counters into client_golang const
 // metrics at scrape time.
 //
+// # Deleted series
+//
+// The series of a FlowSchema or level that left the configuration are deleted once nothing
+// can update them any more: a Flow from ConfiguredFlow or TransientFlow counts the
+// configurations that name its pair and the requests in flight (waiting or executing) that
+// hold it, and leaves the scrape with its last holder (see series.go). Its gauges are zero
+// then, and a record made by mistake on a deleted Flow shows nowhere; the pair, if it comes
+// back, starts a new series from zero, which Prometheus reads as a counter reset. A Flow
+// obtained by Flow alone is kept for good.
+//
 // NewMetrics registers with the registerer it is given; nothing registers into a global
 // registry.
 package metrics
@@ -113,7 +123,8 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 // Flow returns the counters of requests of FlowSchema flowSchema at the level named
 // priorityLevel, creating them on first use; the same pair always gets the same Flow, so
 // counters survive configuration changes. It returns nil, a Flow that records nothing, when m
-// is nil.
+// is nil. A Flow obtained only here is kept for good; one obtained by ConfiguredFlow or
+// TransientFlow is deleted once nothing holds it (see series.go).
 func (m *Metrics) Flow(priorityLevel, flowSchema string) *Flow {
 	if m == nil {
 		return nil
@@ -130,8 +141,7 @@ func (m *Metrics) SetAssuredConcurrency(priorityLevel string, acv int) {
 }
 
 // ForgetLevel removes the ACV series of a level that is no longer configured. The request
-// series of its flows stay: their counters are monotonic and their gauges return to zero as
-// the level's requests drain.
+// series of its flows leave once nothing holds them (see series.go).
 func (m *Metrics) ForgetLevel(priorityLevel string) {
 	if m == nil {
 		return
@@ -170,6 +180,10 @@ func newFlowCollector() *flowCollector {
 func (c *flowCollector) get(level, schema string) *Flow {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.getLocked(level, schema)
+}
+
+func (c *flowCollector) getLocked(level, schema string) *Flow {
 	k := flowKey{level, schema}
 	f := c.flows[k]
 	if f == nil {
@@ -190,11 +204,23 @@ func (c *flowCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *flowCollector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	flows := make([]*Flow, 0, len(c.flows))
+	var unused []*Flow
 	for _, f := range c.flows {
-		flows = append(flows, f)
+		if f.unused() {
+			unused = append(unused, f)
+		} else {
+			flows = append(flows, f)
+		}
 	}
 	c.mu.Unlock()
+	for _, f := range unused {
+		if !c.deleteIfUnused(f) {
+			flows = append(flows, f)
+		}
+	}
 	for _, f := range flows {
-		f.collect(c, ch)
+		if !f.Deleted() {
+			f.collect(c, ch)
+		}
 	}
 }
