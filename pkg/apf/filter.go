@@ -3,6 +3,7 @@ package apf
 import (
 	"context"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -29,6 +30,8 @@ type Filter struct {
 	engine     *internalapf.Engine
 	resolver   request.Resolver
 	retryAfter time.Duration
+	calls      sync.Pool // *serveCall
+	headers    headerCache
 }
 
 // New returns a Filter configured by opts, or an error naming the option to fix.
@@ -40,8 +43,14 @@ func New(opts Options) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{engine: internalapf.NewEngine(nil, d), resolver: resolverFor(opts.Identity),
-		retryAfter: opts.retryAfter()}, nil
+	f := &Filter{engine: internalapf.NewEngine(nil, d), resolver: resolverFor(opts.Identity),
+		retryAfter: opts.retryAfter()}
+	f.calls.New = func() any {
+		c := &serveCall{}
+		c.run = c.execute
+		return c
+	}
+	return f, nil
 }
 
 // Handler returns next behind flow control. Each request is classified from its URL (parsed as
@@ -87,7 +96,7 @@ func (f *Filter) ExplainQueues(a Attributes) Explanation {
 // goroutine, with the classification; Serve returns when it returns. A rejected request returns
 // a *RejectedError and exec does not run. Long-running requests run at once, uncounted.
 func (f *Filter) Serve(ctx context.Context, a *Attributes, exec func(Classification)) error {
-	return f.serve(ctx, a, exec, f.engine.HandleInto)
+	return f.serve(ctx, a, exec, false)
 }
 
 // ServeWatch is Serve for a server that tells when a watch has initialised: a watch request
@@ -96,22 +105,37 @@ func (f *Filter) Serve(ctx context.Context, a *Attributes, exec func(Classificat
 // and leave the rest of the watch to another goroutine. This is how upstream's filter treats
 // watches. Other requests are served as by Serve.
 func (f *Filter) ServeWatch(ctx context.Context, a *Attributes, exec func(Classification)) error {
-	return f.serve(ctx, a, exec, f.engine.HandleWatchInto)
+	return f.serve(ctx, a, exec, true)
 }
 
-// handleFunc is the engine's HandleInto or HandleWatchInto.
-type handleFunc func(context.Context, *request.Attributes, *internalapf.Result, func()) dispatch.Outcome
+// serveCall is the per-request state of Serve, pooled with its run bound once, so that
+// serving allocates nothing of its own.
+type serveCall struct {
+	attrs request.Attributes
+	res   internalapf.Result
+	exec  func(Classification)
+	run   func() // c.execute
+}
 
-func (f *Filter) serve(ctx context.Context, a *Attributes, exec func(Classification), handle handleFunc) error {
-	attrs := a.internal()
-	var res internalapf.Result
-	run := func() {
-		if exec != nil {
-			exec(classificationOf(&res))
-		}
+func (c *serveCall) execute() {
+	if c.exec != nil {
+		c.exec(classificationOf(&c.res))
 	}
-	if o := handle(ctx, &attrs, &res, run); o.Rejected() {
-		return &RejectedError{Classification: classificationOf(&res), Reason: o.Reason(), RetryAfter: f.retryAfter}
+}
+
+func (f *Filter) serve(ctx context.Context, a *Attributes, exec func(Classification), watch bool) error {
+	c := f.calls.Get().(*serveCall)
+	defer f.calls.Put(c)
+	c.attrs, c.res, c.exec = a.internal(), internalapf.Result{}, exec
+	defer func() { c.attrs, c.res, c.exec = request.Attributes{}, internalapf.Result{}, nil }()
+	var o dispatch.Outcome
+	if watch {
+		o = f.engine.HandleWatchInto(ctx, &c.attrs, &c.res, c.run)
+	} else {
+		o = f.engine.HandleInto(ctx, &c.attrs, &c.res, c.run)
+	}
+	if o.Rejected() {
+		return &RejectedError{Classification: classificationOf(&c.res), Reason: o.Reason(), RetryAfter: f.retryAfter}
 	}
 	return nil
 }

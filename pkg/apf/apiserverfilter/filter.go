@@ -3,6 +3,7 @@ package apiserverfilter
 import (
 	"errors"
 	"net/http"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +36,13 @@ func WithPriorityAndFairness(handler http.Handler, f *apf.Filter, longRunning ap
 	if f == nil {
 		panic("apiserverfilter.WithPriorityAndFairness: the apf.Filter is nil: create it with apf.New")
 	}
-	return &priorityAndFairness{next: handler, filter: f, longRunning: longRunning}
+	p := &priorityAndFairness{next: handler, filter: f, longRunning: longRunning}
+	p.calls.New = func() any {
+		c := &call{p: p}
+		c.serve = c.run
+		return c
+	}
+	return p
 }
 
 // priorityAndFairness is the handler WithPriorityAndFairness returns.
@@ -43,6 +50,32 @@ type priorityAndFairness struct {
 	next        http.Handler
 	filter      *apf.Filter
 	longRunning apirequest.LongRunningRequestCheck
+	calls       sync.Pool // *call
+}
+
+// call is the per-request state of a request that is not a watch, pooled with its serve bound
+// once, so that the filter allocates nothing of its own per request.
+type call struct {
+	p     *priorityAndFairness
+	w     http.ResponseWriter
+	r     *http.Request
+	serve func(apf.Classification) // c.run
+}
+
+// run serves a dispatched request: it names the classification and calls the next handler.
+func (c *call) run(cl apf.Classification) {
+	c.p.filter.SetClassificationHeaders(c.w.Header(), &cl)
+	c.p.next.ServeHTTP(c.w, c.r)
+}
+
+// serve flow-controls a request that is not a watch.
+func (p *priorityAndFairness) serve(w http.ResponseWriter, r *http.Request, a *apf.Attributes) error {
+	c := p.calls.Get().(*call)
+	c.w, c.r = w, r
+	err := p.filter.Serve(r.Context(), a, c.serve)
+	c.w, c.r = nil, nil
+	p.calls.Put(c)
+	return err
 }
 
 // ServeHTTP implements http.Handler.
@@ -65,14 +98,10 @@ func (p *priorityAndFairness) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 	if watch {
 		err = p.serveWatch(w, r, &a)
 	} else {
-		err = p.filter.Serve(ctx, &a, func(c apf.Classification) {
-			setClassificationHeaders(w.Header(), &c)
-			p.next.ServeHTTP(w, r)
-		})
+		err = p.serve(w, r, &a)
 	}
-	var rejected *apf.RejectedError
-	if errors.As(err, &rejected) {
-		reject(w, r, rejected)
+	if err != nil {
+		p.rejectIfRejected(w, r, err)
 	}
 }
 
@@ -87,7 +116,7 @@ func (p *priorityAndFairness) serveWatch(w http.ResponseWriter, r *http.Request,
 	signal := utilflowcontrol.NewInitializationSignal()
 	var finished chan any // receives the handler's panic value, or nil
 	err := p.filter.ServeWatch(ctx, a, func(c apf.Classification) {
-		setClassificationHeaders(w.Header(), &c)
+		p.filter.SetClassificationHeaders(w.Header(), &c)
 		finished = make(chan any, 1)
 		go func() {
 			defer func() {
@@ -120,15 +149,18 @@ func attributes(info *apirequest.RequestInfo, u user.Info) apf.Attributes {
 	return a
 }
 
-// setClassificationHeaders names the classification in the response headers.
-func setClassificationHeaders(h http.Header, c *apf.Classification) {
-	h.Set(apf.HeaderFlowSchema, c.FlowSchema)
-	h.Set(apf.HeaderRequestPriority, c.RequestPriority)
+// rejectIfRejected writes the 429 of a rejection. It is apart from ServeHTTP so that the
+// error target escapes only when there is an error.
+func (p *priorityAndFairness) rejectIfRejected(w http.ResponseWriter, r *http.Request, err error) {
+	var rejected *apf.RejectedError
+	if errors.As(err, &rejected) {
+		p.reject(w, r, rejected)
+	}
 }
 
 // reject writes the 429 Status of a rejected request, with Retry-After.
-func reject(w http.ResponseWriter, r *http.Request, rejected *apf.RejectedError) {
-	setClassificationHeaders(w.Header(), &rejected.Classification)
+func (p *priorityAndFairness) reject(w http.ResponseWriter, r *http.Request, rejected *apf.RejectedError) {
+	p.filter.SetClassificationHeaders(w.Header(), &rejected.Classification)
 	err := apierrors.NewTooManyRequests(rejected.Error(), rejected.RetryAfterSeconds())
 	responsewriters.ErrorNegotiated(err, statusCodecs, schema.GroupVersion{}, w, r)
 }
