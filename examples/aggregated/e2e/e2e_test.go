@@ -25,10 +25,11 @@ const (
 	quiet = "tenant-quiet"
 )
 
-// Sizes of the test. The sample server has 6 seats. tenant-noisy and tenant-quiet have 10
-// shares each (the backstop workload-low does not exist while actual levels do), so each level
-// has 3 seats; tenant-noisy's single queue holds 2 more requests, so floodWorkers requests in a
-// loop keep it overflowing.
+// Sizes of the test. The sample server has 6 seats; tenant-noisy and tenant-quiet have 10
+// shares each, so each is assured ceil(6 × 10 / (100 + 20)) = 1 seat, and a free seat goes to a
+// waiting request of a level below its assurance first, then to any waiting request. So
+// tenant-noisy can hold at most 6 seats and its single queue 2 more requests: floodWorkers
+// requests in a loop keep that queue overflowing, and tenant-quiet waits at most one list.
 const (
 	concurrencyLimit = 6
 	listDelay        = 300 * time.Millisecond
