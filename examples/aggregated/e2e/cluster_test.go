@@ -38,19 +38,19 @@ const (
 // pki are the certificates of the test: the front proxy's (request-header CA and the
 // aggregator's client certificate) and the sample server's serving certificate.
 type pki struct {
-	dir                  string
-	frontProxyCA         *authority
-	proxyClient          *keyPair
-	servingCA            *authority
-	serving              *keyPair
-	frontProxyCAFileName string
+	dir              string
+	frontProxyCA     *authority
+	proxyClient      *keyPair
+	servingCA        *authority
+	serving          *keyPair
+	frontProxyCAFile string
 }
 
 // newPKI makes the test's certificates in a temporary directory.
 func newPKI(t *testing.T) *pki {
 	t.Helper()
 	p := &pki{dir: t.TempDir(), frontProxyCA: newAuthority(t, "front-proxy-ca"), servingCA: newAuthority(t, "serving-ca")}
-	p.frontProxyCAFileName = p.frontProxyCA.writeCert(t, p.dir, "front-proxy-ca.crt")
+	p.frontProxyCAFile = p.frontProxyCA.writeCert(t, p.dir, "front-proxy-ca.crt")
 	p.proxyClient = p.frontProxyCA.issueClient(t, p.dir, proxyClientName)
 	// The aggregator's availability probe verifies the name <service>.<namespace>.svc; direct
 	// clients use 127.0.0.1.
@@ -68,9 +68,8 @@ func startControlPlane(t *testing.T, certs *pki) *envtest.Environment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.CRDDirectoryPaths = []string{filepath.Join(envtestutil.RepoRoot(), "config", "crd", "bases")}
 	env.ControlPlane.GetAPIServer().Configure().
-		Set("requestheader-client-ca-file", certs.frontProxyCAFileName).
+		Set("requestheader-client-ca-file", certs.frontProxyCAFile).
 		Set("requestheader-allowed-names", proxyClientName).
 		Set("requestheader-username-headers", "X-Remote-User").
 		Set("requestheader-group-headers", "X-Remote-Group").

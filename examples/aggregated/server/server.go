@@ -42,19 +42,22 @@ func New(o *Options) (*Server, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	filter, err := apf.New(apf.Options{ServerConcurrencyLimit: o.ConcurrencyLimit, Registerer: legacyregistry.Registerer()})
+	config, err := genericConfig(o)
 	if err != nil {
 		return nil, err
 	}
-	source, err := newSource(o.Kubeconfig, filter)
+	// The filter's wait limit is a quarter of the server's request timeout, as upstream's.
+	filter, err := apf.New(apf.Options{ServerConcurrencyLimit: o.ConcurrencyLimit,
+		RequestTimeout: config.RequestTimeout, Registerer: legacyregistry.Registerer()})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{source: source, muxComplete: make(chan struct{})}
-	config, err := s.config(o, filter)
-	if err != nil {
+	s := &Server{muxComplete: make(chan struct{})}
+	if s.source, err = newSource(o.Kubeconfig, filter); err != nil {
 		return nil, err
 	}
+	config.BuildHandlerChainFunc = handlerChain(filter, s.muxComplete)
+	config.AddReadyzChecks(healthz.NamedCheck("apf-configuration", s.configurationSynced))
 	if s.generic, err = config.Complete().New("demo-apiserver", genericapiserver.NewEmptyDelegate()); err != nil {
 		return nil, err
 	}
@@ -73,9 +76,9 @@ func newSource(kubeconfig string, filter *apf.Filter) (*apf.InformerSource, erro
 	return apf.NewInformerSource(cfg, filter, klog.NewKlogr().WithName("apf-source"))
 }
 
-// config is the generic server's configuration: delegated authentication and authorization,
-// no etcd, no admission, upstream's limiters off and this filter in the handler chain.
-func (s *Server) config(o *Options, filter *apf.Filter) (*genericapiserver.RecommendedConfig, error) {
+// genericConfig is the generic server's configuration: delegated authentication and
+// authorization, no etcd, no admission, upstream's limiters off. New adds the handler chain.
+func genericConfig(o *Options) (*genericapiserver.RecommendedConfig, error) {
 	opts, err := recommendedOptions(o)
 	if err != nil {
 		return nil, err
@@ -90,8 +93,6 @@ func (s *Server) config(o *Options, filter *apf.Filter) (*genericapiserver.Recom
 		return nil, err
 	}
 	config.MaxRequestsInFlight, config.MaxMutatingRequestsInFlight = 0, 0
-	config.BuildHandlerChainFunc = handlerChain(filter, s.muxComplete)
-	config.AddReadyzChecks(healthz.NamedCheck("apf-configuration", s.configurationSynced))
 	return config, checkChainConfig(&config.Config)
 }
 
