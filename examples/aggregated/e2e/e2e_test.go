@@ -72,6 +72,7 @@ func TestAggregatedServerEnforcesFlowControl(t *testing.T) {
 
 	t.Run("flood", func(t *testing.T) { testFlood(t, env.Config, certs, port) })
 	t.Run("spoofed headers", func(t *testing.T) { testSpoofedHeaders(t, env, certs, port) })
+	t.Run("debug endpoints", func(t *testing.T) { testDebugEndpoints(t, env, certs, port) })
 }
 
 // startSampleServer runs the sample server on a free port of 127.0.0.1 until the test ends.

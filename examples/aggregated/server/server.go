@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/apf-operator/apf-operator/pkg/apf"
+	"github.com/apf-operator/apf-operator/pkg/apf/apiserverfilter"
 
 	demov1alpha1 "example.com/aggregated/apis/demo/v1alpha1"
 	"example.com/aggregated/openapi"
@@ -64,6 +65,9 @@ func New(o *Options) (*Server, error) {
 	if err := s.install(o); err != nil {
 		return nil, err
 	}
+	// The filter's explain and dumps, for the server's operators: the server's authorization
+	// checks them (a non-resource get of /debug/apf-operator/...), as kube-apiserver's APF dumps.
+	apiserverfilter.InstallDebugHandlers(s.generic.Handler.NonGoRestfulMux, filter, config.Authorization.Authorizer)
 	return s, nil
 }
 
