@@ -49,7 +49,7 @@ help: ## Show this help.
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate CRDs, RBAC and webhook manifests from markers (and the chart's CRD templates).
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/...;./controllers/...;./webhooks/..." output:crd:artifacts:config=config/crd/bases
 	@if [ -x hack/sync-chart-crds.sh ]; then hack/sync-chart-crds.sh; fi
 
 .PHONY: generate
