@@ -64,7 +64,8 @@ type RequestPrioritySpec struct {
 
 	// lendablePercent is the part of this level's nominal concurrency that other levels may
 	// borrow while this level does not use it, as kube-apiserver's
-	// PriorityLevelConfiguration.spec.limited.lendablePercent; projected onto it. Absent: 0.
+	// PriorityLevelConfiguration.spec.limited.lendablePercent; projected onto it. Absent: the
+	// in-process filter lends every idle seat (the proposal's dispatching); projected as 0.
 	// Allowed only when priorityLevel > 0. Range 0 to 100.
 	// +optional
 	// +kubebuilder:validation:Minimum=0

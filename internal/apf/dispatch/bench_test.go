@@ -18,11 +18,11 @@ import (
 // lends the given percentage of its ACV.
 func benchConfig(b *testing.B, lend int32) *effective.Config {
 	return buildConfig(b,
-		lvl{name: "system-high", level: 1000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
-		lvl{name: "system-low", level: 2000, shares: 10, queues: 1, limit: 100, lend: lend},
-		lvl{name: "workload-high", level: 5000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
-		lvl{name: "workload-low", level: 9000, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend},
-		lvl{name: "global-default", level: 9900, shares: 10, queues: 128, hand: 6, limit: 100, lend: lend})
+		lvl{name: "system-high", level: 1000, shares: 10, queues: 128, hand: 6, limit: 100, lend: ptr(lend)},
+		lvl{name: "system-low", level: 2000, shares: 10, queues: 1, limit: 100, lend: ptr(lend)},
+		lvl{name: "workload-high", level: 5000, shares: 10, queues: 128, hand: 6, limit: 100, lend: ptr(lend)},
+		lvl{name: "workload-low", level: 9000, shares: 10, queues: 128, hand: 6, limit: 100, lend: ptr(lend)},
+		lvl{name: "global-default", level: 9900, shares: 10, queues: 128, hand: 6, limit: 100, lend: ptr(lend)})
 }
 
 func benchDispatcher(b *testing.B, withMetrics, systemClock bool) (*dispatch.Dispatcher, *effective.Config) {

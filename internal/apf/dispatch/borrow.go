@@ -4,12 +4,17 @@ import "github.com/apf-operator/apf-operator/internal/apf/effective"
 
 // levelLimits returns a non-exempt level's concurrency bounds, as kube-apiserver computes them
 // from its nominal limit ncl (here the ACV): minCL = ncl - round(ncl*lendablePercent/100), the
-// seats it never lends; maxCL = ncl + round(ncl*borrowingLimitPercent/100), the most it may
+// seats it never lends (none when lendablePercent is absent: the proposal lends every idle
+// seat); maxCL = ncl + round(ncl*borrowingLimitPercent/100), the most it may
 // use, or scl when borrowingLimitPercent is nil (no limit). Rounding is half away from zero
 // (math.Round); the integers are non-negative, so (x*p + 50) / 100 is exact. Out-of-range
 // percentages (the effective configuration is validated) are clamped.
 func levelLimits(ncl int, p *effective.Priority, scl int) (minCL, maxCL int) {
-	minCL = ncl - percentOf(ncl, p.LendablePercent)
+	lendable := p.LendablePercent
+	if p.LendableAbsent {
+		lendable = 100 // the proposal: idle seats go to whichever level waits
+	}
+	minCL = ncl - percentOf(ncl, lendable)
 	maxCL = scl
 	if p.BorrowingLimitPercent != nil {
 		maxCL = ncl + percentOf(ncl, *p.BorrowingLimitPercent)

@@ -26,7 +26,7 @@ func executing(t *testing.T, h *harness, name string) int {
 // and no more. When L gets demand it takes its 2 unlent seats at once, then each seat B
 // returns, up to L's ACV; only then does B get seats again.
 func TestIdleLenderSeatsBorrowedThenReclaimed(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, lend: 50},
+	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(50)},
 		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	if l := levelState(t, h.d.Snapshot(), "l"); l.AssuredConcurrency != 4 || l.MinConcurrency != 2 || l.MaxConcurrency != 10 {
@@ -63,7 +63,7 @@ func TestIdleLenderSeatsBorrowedThenReclaimed(t *testing.T) {
 // exempt one.
 func TestBorrowingLimitZeroStaysAtACV(t *testing.T) {
 	cfg := buildConfig(t, lvl{name: "capped", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, borrow: ptr(0)},
-		lvl{name: "other", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
+		lvl{name: "other", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(100)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	submitN(h, schema(t, cfg, "capped"), 6, "capped")
 	st := h.d.Snapshot()
@@ -96,14 +96,32 @@ func TestIdleLevelMayExceedSmallCap(t *testing.T) {
 	}
 }
 
+// TestAbsentLendableLendsEveryIdleSeat: without lendablePercent a level keeps none of its ACV
+// from others while idle (the proposal's dispatching), so a lone busy level runs the whole SCL;
+// with lendablePercent 0 the idle level's ACV stays free.
+func TestAbsentLendableLendsEveryIdleSeat(t *testing.T) {
+	for _, c := range []struct {
+		lend *int32
+		want int
+	}{{nil, 10}, {ptr(0), 6}} {
+		cfg := buildConfig(t, lvl{name: "idle", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, lend: c.lend},
+			lvl{name: "busy", level: 200, shares: 100, queues: 8, hand: 2, limit: 50})
+		h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
+		submitN(h, schema(t, cfg, "busy"), 12, "busy")
+		if got := executing(t, h, "busy"); got != c.want {
+			t.Errorf("idle level's lendablePercent %v: the busy level runs %d of 10 seats, want %d", c.lend, got, c.want)
+		}
+	}
+}
+
 // TestBorrowingHeadIsNotOvertaken: SCL 10, three levels of ACV ceil(10*100/400) = 3; h and y
 // lend everything, l nothing (minCL 3). y borrows 6 seats; h's width-2 head then needs 2 seats
 // besides l's 3 unused ones and waits. Another borrower of y waits behind it, but l's request
 // runs in l's own seats. When a y request finishes, h goes first.
 func TestBorrowingHeadIsNotOvertaken(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "h", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100},
-		lvl{name: "l", level: 200, shares: 100, queues: 8, hand: 2, limit: 50},
-		lvl{name: "y", level: 300, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
+	cfg := buildConfig(t, lvl{name: "h", level: 100, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(100)},
+		lvl{name: "l", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(0)},
+		lvl{name: "y", level: 300, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(100)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	y := submitN(h, schema(t, cfg, "y"), 6, "y")
 	if got := executing(t, h, "y"); got != 6 {
@@ -132,13 +150,13 @@ func TestBorrowingHeadIsNotOvertaken(t *testing.T) {
 // TestLimitsFollowUpdate: an Update recomputes each level's minCL and maxCL by name; requests
 // in flight keep their seats above the new cap, and the level dispatches again only below it.
 func TestLimitsFollowUpdate(t *testing.T) {
-	cfg1 := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 1, limit: 50})
+	cfg1 := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 1, limit: 50, lend: ptr(0)})
 	h := newHarness(t, cfg1, dispatch.Options{ServerConcurrencyLimit: 10})
 	running := submitN(h, schema(t, cfg1, "a"), 8, "a")
 	if a := levelState(t, h.d.Snapshot(), "a"); a.ExecutingWidth != 8 || a.MinConcurrency != 5 || a.MaxConcurrency != 10 {
 		t.Fatalf("before: %+v; want 8 executing, minCL 5 (ACV 5), maxCL 10", a)
 	}
-	cfg2 := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 1, limit: 50, lend: 40, borrow: ptr(20)})
+	cfg2 := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 1, limit: 50, lend: ptr(40), borrow: ptr(20)})
 	h.d.Update(cfg2)
 	if a := levelState(t, h.d.Snapshot(), "a"); a.ExecutingWidth != 8 || a.MinConcurrency != 3 || a.MaxConcurrency != 6 {
 		t.Fatalf("after: %+v; want 8 still executing, minCL 5-2 = 3, maxCL 5+1 = 6", a)
@@ -163,7 +181,7 @@ func TestLimitsFollowUpdate(t *testing.T) {
 // add up to SCL, and the split settles where b keeps its minCL and a, of higher priority,
 // borrows the rest: 13 and 7.
 func TestFairnessTwoOverloadedLevels(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 16, hand: 2, limit: 100, lend: 50, borrow: ptr(100)},
+	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 100, queues: 16, hand: 2, limit: 100, lend: ptr(50), borrow: ptr(100)},
 		lvl{name: "b", level: 200, shares: 100, queues: 16, hand: 2, limit: 100})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 20})
 	sa, sb := schema(t, cfg, "a"), schema(t, cfg, "b")

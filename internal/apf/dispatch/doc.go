@@ -15,7 +15,8 @@
 // # Borrowing
 //
 // Each non-exempt level has kube-apiserver's bounds: minCL = ACV - round(ACV*lendablePercent/100),
-// the seats it never lends, and maxCL = ACV + round(ACV*borrowingLimitPercent/100), or SCL
+// the seats it never lends (0 when lendablePercent is absent: as in the proposal, every idle
+// seat goes to whichever level waits; the native projection writes 0 instead), and maxCL = ACV + round(ACV*borrowingLimitPercent/100), or SCL
 // without a borrowing limit (borrow.go; rounding half away from zero, as math.Round). A request
 // of width w at level l may be dispatched when w seats are free and
 //   - executing(l)+w <= minCL(l): it runs in its level's own seats; or

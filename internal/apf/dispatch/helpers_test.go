@@ -22,7 +22,7 @@ type lvl struct {
 	name                        string
 	level, shares, queues, hand int32
 	limit                       int32
-	lend                        int32  // spec.lendablePercent; 0 is also the API's default
+	lend                        *int32 // spec.lendablePercent; nil: absent (the engine lends every idle seat)
 	borrow                      *int32 // spec.borrowingLimitPercent; nil: no limit
 }
 
@@ -39,9 +39,7 @@ func buildConfig(t testing.TB, levels ...lvl) *effective.Config {
 			if l.queues > 1 {
 				spec.HandSize = ptr(l.hand)
 			}
-			if l.lend != 0 {
-				spec.LendablePercent = ptr(l.lend)
-			}
+			spec.LendablePercent = l.lend
 			spec.BorrowingLimitPercent = l.borrow
 		}
 		rps = append(rps, flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: l.name}, Spec: spec})

@@ -28,8 +28,12 @@ func TestLevelLimitsRounding(t *testing.T) {
 		{ncl: 1, lend: 50, borrow: percent(50), minCL: 0, maxCL: 2},
 		{ncl: 1, lend: 49, borrow: percent(1_000_000), minCL: 1, maxCL: 10_001},
 		{ncl: 0, lend: 50, borrow: percent(50), minCL: 0, maxCL: 0},
+		{ncl: 10, lend: -1, borrow: nil, minCL: 0, maxCL: 600}, // absent: lends every idle seat
 	} {
 		p := &effective.Priority{Level: 100, LendablePercent: c.lend, BorrowingLimitPercent: c.borrow}
+		if c.lend < 0 {
+			p.LendablePercent, p.LendableAbsent = 0, true
+		}
 		if minCL, maxCL := levelLimits(c.ncl, p, 600); minCL != c.minCL || maxCL != c.maxCL {
 			t.Errorf("ncl %d lend %d%% borrow %v: minCL %d maxCL %d, want %d and %d",
 				c.ncl, c.lend, c.borrow, minCL, maxCL, c.minCL, c.maxCL)

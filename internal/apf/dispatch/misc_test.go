@@ -28,7 +28,7 @@ func TestOutcomeNames(t *testing.T) {
 // TestSnapshotJSON: the debug dump serialises, lists every level with its ACV, its borrowing
 // bounds and only the non-empty queues.
 func TestSnapshotJSON(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 10, queues: 64, hand: 4, limit: 10, lend: 100, borrow: ptr(200)})
+	cfg := buildConfig(t, lvl{name: "l", level: 100, shares: 10, queues: 64, hand: 4, limit: 10, lend: ptr(100), borrow: ptr(200)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 1})
 	l := schema(t, cfg, "l")
 	h.submit(l, 7, 1, "run")

@@ -33,15 +33,15 @@ func TestPropertyRandomTraffic(t *testing.T) {
 	// The levels lend and borrow in different measures, and change them across configurations.
 	configs := []*effective.Config{
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "a", level: 100, shares: 20, queues: 8, hand: 2, limit: 3, lend: 50},
+			lvl{name: "a", level: 100, shares: 20, queues: 8, hand: 2, limit: 3, lend: ptr(50)},
 			lvl{name: "b", level: 200, shares: 10, queues: 1, limit: 5, borrow: ptr(0)},
-			lvl{name: "c", level: 300, shares: 5, queues: 16, hand: 3, limit: 2, lend: 100, borrow: ptr(300)}),
+			lvl{name: "c", level: 300, shares: 5, queues: 16, hand: 3, limit: 2, lend: ptr(100), borrow: ptr(300)}),
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "a", level: 100, shares: 5, queues: 4, hand: 4, limit: 6, lend: 25, borrow: ptr(100)}, // resized
-			lvl{name: "c", level: 150, shares: 30, queues: 16, hand: 3, limit: 1}),                          // b removed, c moved up
+			lvl{name: "a", level: 100, shares: 5, queues: 4, hand: 4, limit: 6, lend: ptr(25), borrow: ptr(100)}, // resized
+			lvl{name: "c", level: 150, shares: 30, queues: 16, hand: 3, limit: 1}),                               // b removed, c moved up
 		buildConfig(t, lvl{name: "top", level: 0},
-			lvl{name: "b", level: 50, shares: 10, queues: 2, hand: 1, limit: 4, lend: 100},
-			lvl{name: "d", level: 400, shares: 40, queues: 8, hand: 2, limit: 2, lend: 50, borrow: ptr(50)}),
+			lvl{name: "b", level: 50, shares: 10, queues: 2, hand: 1, limit: 4, lend: ptr(100)},
+			lvl{name: "d", level: 400, shares: 40, queues: 8, hand: 2, limit: 2, lend: ptr(50), borrow: ptr(50)}),
 	}
 	var schemas []*effective.Schema
 	for _, c := range configs {

@@ -21,8 +21,8 @@ func tags(js []*job) string {
 // Both lend all their seats, so A can hold every seat; as seats free, B (below its ACV) goes before the higher-priority A (above
 // its ACV) until B reaches 5; then no level is below its ACV and the highest, A, goes first.
 func TestLevelChoiceFollowsACV(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: 100},
-		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
+	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: ptr(100)},
+		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(100)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	a, b := schema(t, cfg, "a"), schema(t, cfg, "b")
 	st := h.d.Snapshot()
@@ -53,8 +53,8 @@ func TestLevelChoiceFollowsACV(t *testing.T) {
 // TestHigherLevelBelowACVGoesFirst: when both levels are below their ACV, the higher one wins
 // (both lend everything, so b can first take every seat).
 func TestHigherLevelBelowACVGoesFirst(t *testing.T) {
-	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: 100},
-		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: 100})
+	cfg := buildConfig(t, lvl{name: "a", level: 100, shares: 30, queues: 8, hand: 2, limit: 50, lend: ptr(100)},
+		lvl{name: "b", level: 200, shares: 100, queues: 8, hand: 2, limit: 50, lend: ptr(100)})
 	h := newHarness(t, cfg, dispatch.Options{ServerConcurrencyLimit: 10})
 	a, b := schema(t, cfg, "a"), schema(t, cfg, "b")
 	var running []*job

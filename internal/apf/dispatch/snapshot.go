@@ -30,8 +30,8 @@ type LevelState struct {
 	// AssuredConcurrency is the level's ACV, in width units: its nominal concurrency limit
 	// (kube-apiserver's NominalCL).
 	AssuredConcurrency int `json:"assuredConcurrency"`
-	// MinConcurrency is the ACV less its lendable part (spec.lendablePercent): the seats the
-	// level never lends. 0 for the exempt level. A removed level keeps its limits while
+	// MinConcurrency is the ACV less its lendable part (spec.lendablePercent; all of it when
+	// absent): the seats the level never lends. 0 for the exempt level. A removed level keeps its limits while
 	// its queues drain, as kube-apiserver's quiescing levels do.
 	MinConcurrency int `json:"minConcurrency"`
 	// MaxConcurrency is the ACV plus what the level may borrow (spec.borrowingLimitPercent;

@@ -59,8 +59,11 @@ type Priority struct {
 	QueueLengthLimit int32
 	// LendablePercent and BorrowingLimitPercent bound lending and borrowing between levels,
 	// in the in-process engine (internal/apf/dispatch) and on kube-apiserver's native level;
-	// BorrowingLimitPercent nil is no limit.
+	// BorrowingLimitPercent nil is no limit. LendablePercent is 0 when the object leaves it
+	// out, which is what the native level gets; LendableAbsent then tells the engine to lend
+	// every idle seat, as the proposal's dispatching does (see internal/apf/dispatch).
 	LendablePercent       int32
+	LendableAbsent        bool
 	BorrowingLimitPercent *int32
 	// Backstop is true for an implicit backstop level (no API object).
 	Backstop bool
@@ -182,6 +185,7 @@ func priorityFromSpec(name string, s *flowv1.RequestPrioritySpec) *Priority {
 		HandSize:         deref(s.HandSize),
 		QueueLengthLimit: deref(s.QueueLengthLimit),
 		LendablePercent:  deref(s.LendablePercent),
+		LendableAbsent:   s.LendablePercent == nil,
 		// copied: the Config must not share memory with the objects it was computed from
 		BorrowingLimitPercent: copyPtr(s.BorrowingLimitPercent),
 	}
