@@ -203,10 +203,10 @@ func (d *Dispatcher) runExempt(f *flow, exec func()) {
 }
 
 // stamp returns the time for an admission or a finish: from the coarse clock while no request
-// waits, else exact. Without waiting requests the only decisions that need time are the
-// metrics' durations, which the coarse clock measures to about a millisecond; fair queuing
-// among waiting requests and their wait limits use exact readings. A request admitted by the
-// coarse clock and finished by the exact one is charged at most a tick more service.
+// waits, else exact (see Clocks in the package doc). Without waiting requests no decision
+// depends on the time; the metrics' durations are measured to about a millisecond and the
+// virtual-time bookkeeping of busy levels to a tick per request. Fair queuing among waiting
+// requests and their wait limits use exact readings.
 func (d *Dispatcher) stamp() time.Duration {
 	if d.coarse != nil && !d.contended.Load() {
 		return d.coarse.now()
