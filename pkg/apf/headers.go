@@ -5,12 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
-)
-
-// Canonical forms of the header names, for direct map assignment.
-var (
-	canonicalFlowSchema      = http.CanonicalHeaderKey(HeaderFlowSchema)
-	canonicalRequestPriority = http.CanonicalHeaderKey(HeaderRequestPriority)
+	"github.com/apf-operator/apf-operator/internal/apf/httpfilter"
 )
 
 // headerValues holds one header value slice per FlowSchema and RequestPriority name of one
@@ -48,8 +43,8 @@ func (f *Filter) SetClassificationHeaders(h http.Header, c *Classification) {
 		v = newHeaderValues(cfg)
 		f.headers.Store(v)
 	}
-	h[canonicalFlowSchema] = v.of(c.FlowSchema)
-	h[canonicalRequestPriority] = v.of(c.RequestPriority)
+	h[httpfilter.CanonicalFlowSchema] = v.of(c.FlowSchema)
+	h[httpfilter.CanonicalRequestPriority] = v.of(c.RequestPriority)
 }
 
 // headerCache is the Filter's header values, rebuilt when the configuration changes.

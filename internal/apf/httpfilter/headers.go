@@ -8,10 +8,11 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
 
-// Canonical forms of the header names, for direct map assignment.
+// Canonical forms of the header names, for direct map assignment (http.Header keys are
+// canonical; X-APF-... is not).
 var (
-	canonicalFlowSchema      = http.CanonicalHeaderKey(HeaderFlowSchema)
-	canonicalRequestPriority = http.CanonicalHeaderKey(HeaderRequestPriority)
+	CanonicalFlowSchema      = http.CanonicalHeaderKey(HeaderFlowSchema)
+	CanonicalRequestPriority = http.CanonicalHeaderKey(HeaderRequestPriority)
 )
 
 // headerValues are the values of the two classification headers for one FlowSchema. They are
@@ -49,8 +50,8 @@ type classificationHeaders struct {
 // set sets the classification headers of res on h.
 func (c *classificationHeaders) set(h http.Header, res *apf.Result) {
 	v := c.valuesFor(res.Schema)
-	h[canonicalFlowSchema] = v.schema
-	h[canonicalRequestPriority] = v.priority
+	h[CanonicalFlowSchema] = v.schema
+	h[CanonicalRequestPriority] = v.priority
 }
 
 func (c *classificationHeaders) valuesFor(s *effective.Schema) headerValues {

@@ -24,22 +24,19 @@ const deletedMark = math.MinInt64 / 2
 // ConfiguredFlow returns the Flow of the pair, as Flow does, held by one more configuration
 // until Unconfigured: its series is kept at least that long.
 func (m *Metrics) ConfiguredFlow(priorityLevel, flowSchema string) *Flow {
-	if m == nil {
-		return nil
-	}
-	c := m.flows
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f := c.getLocked(priorityLevel, flowSchema)
-	f.managed = true
-	f.configs.Add(1)
-	return f
+	return m.managedFlow(priorityLevel, flowSchema, true)
 }
 
 // TransientFlow returns the Flow of the pair, as Flow does, for a request of a configuration
 // that no longer names it: the series is deleted once no request holds it and no
 // configuration names it.
 func (m *Metrics) TransientFlow(priorityLevel, flowSchema string) *Flow {
+	return m.managedFlow(priorityLevel, flowSchema, false)
+}
+
+// managedFlow returns the Flow of the pair with its series managed by holds, counting one
+// configuration's hold if configured.
+func (m *Metrics) managedFlow(priorityLevel, flowSchema string, configured bool) *Flow {
 	if m == nil {
 		return nil
 	}
@@ -48,6 +45,9 @@ func (m *Metrics) TransientFlow(priorityLevel, flowSchema string) *Flow {
 	defer c.mu.Unlock()
 	f := c.getLocked(priorityLevel, flowSchema)
 	f.managed = true
+	if configured {
+		f.configs.Add(1)
+	}
 	return f
 }
 
