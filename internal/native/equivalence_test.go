@@ -23,6 +23,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/classify"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -471,62 +472,26 @@ var (
 		"/apis", "/apis/", "/apis/apps/v1", "/api", "/api/v1", "/apiz", "/metrics", "/metrics/slis", "/version", "/*"}
 )
 
-func equals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func notEquals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotEquals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func inSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{InSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func notInSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotInSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func superSet(set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: set}}
-}
-
-func notSuperSet(set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotSuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: set}}
-}
-
-func patternMatch(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
-}
-
-func notPatternMatch(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotPatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
-}
-
-func and(tests ...flowv1.AtomicTest) flowv1.Conjunction {
-	return flowv1.Conjunction{And: append([]flowv1.AtomicTest{}, tests...)}
-}
-
 // randomTest is any operator on any field it applies to.
 func randomTest(c chooser) flowv1.AtomicTest {
 	f := pick(c, scalarFields)
 	switch c.intn(8) {
 	case 0:
-		return equals(f, value(c, f))
+		return apitest.Equals(f, value(c, f))
 	case 1:
-		return notEquals(f, value(c, f))
+		return apitest.NotEquals(f, value(c, f))
 	case 2:
-		return inSet(f, valueSet(c, f)...)
+		return apitest.InSet(f, valueSet(c, f)...)
 	case 3:
-		return notInSet(f, valueSet(c, f)...)
+		return apitest.NotInSet(f, valueSet(c, f)...)
 	case 4:
-		return superSet(valueSet(c, flowv1.FieldGroups)...)
+		return apitest.SuperSet(valueSet(c, flowv1.FieldGroups)...)
 	case 5:
-		return notSuperSet(valueSet(c, flowv1.FieldGroups)...)
+		return apitest.NotSuperSet(valueSet(c, flowv1.FieldGroups)...)
 	case 6:
-		return patternMatch(f, patternFor(c, f))
+		return apitest.PatternMatch(f, patternFor(c, f))
 	}
-	return notPatternMatch(f, patternFor(c, f))
+	return apitest.NotPatternMatch(f, patternFor(c, f))
 }
 
 // patternFor is a pattern of any list, often one written for f.
@@ -541,36 +506,36 @@ func patternFor(c chooser, f flowv1.RequestField) string {
 func finiteTest(c chooser, f flowv1.RequestField) flowv1.AtomicTest {
 	switch c.intn(4) {
 	case 0:
-		return inSet(f, valueSet(c, f)...)
+		return apitest.InSet(f, valueSet(c, f)...)
 	case 1:
-		return patternMatch(f, patternFor(c, f))
+		return apitest.PatternMatch(f, patternFor(c, f))
 	}
-	return equals(f, value(c, f))
+	return apitest.Equals(f, value(c, f))
 }
 
 // subjectTest names users or one group.
 func subjectTest(c chooser) flowv1.AtomicTest {
 	switch c.intn(4) {
 	case 0:
-		return superSet(value(c, flowv1.FieldGroups))
+		return apitest.SuperSet(value(c, flowv1.FieldGroups))
 	case 1:
-		return inSet(flowv1.FieldUser, valueSet(c, flowv1.FieldUser)...)
+		return apitest.InSet(flowv1.FieldUser, valueSet(c, flowv1.FieldUser)...)
 	case 2:
-		return patternMatch(flowv1.FieldUser, patternFor(c, flowv1.FieldUser))
+		return apitest.PatternMatch(flowv1.FieldUser, patternFor(c, flowv1.FieldUser))
 	}
-	return equals(flowv1.FieldUser, value(c, flowv1.FieldUser))
+	return apitest.Equals(flowv1.FieldUser, value(c, flowv1.FieldUser))
 }
 
 // randomConjunction starts from a shape the native API can often express and adds any tests.
 func randomConjunction(c chooser) flowv1.Conjunction {
-	conj := and()
+	conj := apitest.And()
 	add := func(t flowv1.AtomicTest) { conj.And = append(conj.And, t) }
 	switch c.intn(12) {
 	case 0, 1, 2, 3: // resource rule
 		add(finiteTest(c, flowv1.FieldResource))
 		if c.intn(5) > 0 {
 			if c.intn(2) == 0 {
-				add(equals(flowv1.FieldSubresource, ""))
+				add(apitest.Equals(flowv1.FieldSubresource, ""))
 			} else {
 				add(finiteTest(c, flowv1.FieldSubresource))
 			}
@@ -581,7 +546,7 @@ func randomConjunction(c chooser) flowv1.Conjunction {
 			}
 		}
 	case 4, 5: // non-resource rule
-		add(patternMatch(flowv1.FieldPath, pick(c, fieldPatterns[flowv1.FieldPath])))
+		add(apitest.PatternMatch(flowv1.FieldPath, pick(c, fieldPatterns[flowv1.FieldPath])))
 		if c.intn(2) == 0 {
 			add(finiteTest(c, flowv1.FieldVerb))
 		}
@@ -617,13 +582,13 @@ func randomConjunction(c chooser) flowv1.Conjunction {
 func filterTest(c chooser, f flowv1.RequestField) flowv1.AtomicTest {
 	switch c.intn(4) {
 	case 0:
-		return notEquals(f, value(c, f))
+		return apitest.NotEquals(f, value(c, f))
 	case 1:
-		return notInSet(f, valueSet(c, f)...)
+		return apitest.NotInSet(f, valueSet(c, f)...)
 	case 2:
-		return notPatternMatch(f, patternFor(c, f))
+		return apitest.NotPatternMatch(f, patternFor(c, f))
 	}
-	return patternMatch(f, patternFor(c, f))
+	return apitest.PatternMatch(f, patternFor(c, f))
 }
 
 func requestPriority(name string, level, queues, hand int32) flowv1.RequestPriority {
@@ -1145,7 +1110,7 @@ func manyRequests() []*request.Attributes {
 // with their projection) and known inexpressible ones are not.
 func TestProjectionExamples(t *testing.T) {
 	resourceOf := func(extra ...flowv1.AtomicTest) flowv1.Conjunction {
-		return and(append([]flowv1.AtomicTest{equals(flowv1.FieldResource, "pods"), equals(flowv1.FieldSubresource, "")}, extra...)...)
+		return apitest.And(append([]flowv1.AtomicTest{apitest.Equals(flowv1.FieldResource, "pods"), apitest.Equals(flowv1.FieldSubresource, "")}, extra...)...)
 	}
 	cases := []struct {
 		name      string
@@ -1154,45 +1119,45 @@ func TestProjectionExamples(t *testing.T) {
 		projected bool
 		message   string // in the message when not projected
 	}{
-		{name: "user, verbs, resource, namespace", projected: true, match: []flowv1.Conjunction{and(
-			equals(flowv1.FieldUser, "alice"), inSet(flowv1.FieldVerb, "get", "list"), equals(flowv1.FieldResource, "pods"),
-			equals(flowv1.FieldSubresource, ""), equals(flowv1.FieldNamespace, "ns1"))}},
-		{name: "every request", projected: true, match: []flowv1.Conjunction{and()}},
+		{name: "user, verbs, resource, namespace", projected: true, match: []flowv1.Conjunction{apitest.And(
+			apitest.Equals(flowv1.FieldUser, "alice"), apitest.InSet(flowv1.FieldVerb, "get", "list"), apitest.Equals(flowv1.FieldResource, "pods"),
+			apitest.Equals(flowv1.FieldSubresource, ""), apitest.Equals(flowv1.FieldNamespace, "ns1"))}},
+		{name: "every request", projected: true, match: []flowv1.Conjunction{apitest.And()}},
 		{name: "nothing", projected: true, match: []flowv1.Conjunction{}},
-		{name: "one group", projected: true, match: []flowv1.Conjunction{and(superSet("team-x"))}},
-		{name: "finite patterns", projected: true, match: []flowv1.Conjunction{and(
-			patternMatch(flowv1.FieldVerb, "get|list"), patternMatch(flowv1.FieldResource, "pods|leases"),
-			patternMatch(flowv1.FieldSubresource, "status|"), patternMatch(flowv1.FieldNamespace, "kube-(system|public)"))}},
+		{name: "one group", projected: true, match: []flowv1.Conjunction{apitest.And(apitest.SuperSet("team-x"))}},
+		{name: "finite patterns", projected: true, match: []flowv1.Conjunction{apitest.And(
+			apitest.PatternMatch(flowv1.FieldVerb, "get|list"), apitest.PatternMatch(flowv1.FieldResource, "pods|leases"),
+			apitest.PatternMatch(flowv1.FieldSubresource, "status|"), apitest.PatternMatch(flowv1.FieldNamespace, "kube-(system|public)"))}},
 		{name: "verb negation on resource requests", projected: true, match: []flowv1.Conjunction{
-			resourceOf(notInSet(flowv1.FieldVerb, "get", "list", "watch"))}},
-		{name: "filtered prefix", projected: true, match: []flowv1.Conjunction{and(
-			inSet(flowv1.FieldUser, "system:controller:gc", "alice"), patternMatch(flowv1.FieldUser, "system:controller:.*"))}},
-		{name: "path subtree", projected: true, match: []flowv1.Conjunction{and(patternMatch(flowv1.FieldPath, "/healthz(/.*)?"),
-			inSet(flowv1.FieldVerb, "get", "patch"))}},
-		{name: "path prefix", projected: true, match: []flowv1.Conjunction{and(patternMatch(flowv1.FieldPath, "/apis/.*"))}},
-		{name: "negation on an absent field", projected: true, match: []flowv1.Conjunction{and(
-			patternMatch(flowv1.FieldPath, "/metrics(/.*)?"), notEquals(flowv1.FieldName, "web"))}},
+			resourceOf(apitest.NotInSet(flowv1.FieldVerb, "get", "list", "watch"))}},
+		{name: "filtered prefix", projected: true, match: []flowv1.Conjunction{apitest.And(
+			apitest.InSet(flowv1.FieldUser, "system:controller:gc", "alice"), apitest.PatternMatch(flowv1.FieldUser, "system:controller:.*"))}},
+		{name: "path subtree", projected: true, match: []flowv1.Conjunction{apitest.And(apitest.PatternMatch(flowv1.FieldPath, "/healthz(/.*)?"),
+			apitest.InSet(flowv1.FieldVerb, "get", "patch"))}},
+		{name: "path prefix", projected: true, match: []flowv1.Conjunction{apitest.And(apitest.PatternMatch(flowv1.FieldPath, "/apis/.*"))}},
+		{name: "negation on an absent field", projected: true, match: []flowv1.Conjunction{apitest.And(
+			apitest.PatternMatch(flowv1.FieldPath, "/metrics(/.*)?"), apitest.NotEquals(flowv1.FieldName, "web"))}},
 		{name: "cluster scope", projected: true, match: []flowv1.Conjunction{
-			and(inSet(flowv1.FieldResource, "nodes", "namespaces"), equals(flowv1.FieldSubresource, ""), equals(flowv1.FieldNamespace, ""))}},
+			apitest.And(apitest.InSet(flowv1.FieldResource, "nodes", "namespaces"), apitest.Equals(flowv1.FieldSubresource, ""), apitest.Equals(flowv1.FieldNamespace, ""))}},
 
-		{name: "name test", message: "name", match: []flowv1.Conjunction{resourceOf(equals(flowv1.FieldName, "web"))}},
+		{name: "name test", message: "name", match: []flowv1.Conjunction{resourceOf(apitest.Equals(flowv1.FieldName, "web"))}},
 		{name: "unbounded user pattern", message: "unbounded", match: []flowv1.Conjunction{
-			and(patternMatch(flowv1.FieldUser, "tenant-[a-z]+"))}},
-		{name: "user negation", message: "unbounded", match: []flowv1.Conjunction{and(notEquals(flowv1.FieldUser, "alice"))}},
+			apitest.And(apitest.PatternMatch(flowv1.FieldUser, "tenant-[a-z]+"))}},
+		{name: "user negation", message: "unbounded", match: []flowv1.Conjunction{apitest.And(apitest.NotEquals(flowv1.FieldUser, "alice"))}},
 		{name: "resource without subresource", message: "subresource", match: []flowv1.Conjunction{
-			and(equals(flowv1.FieldResource, "pods"))}},
+			apitest.And(apitest.Equals(flowv1.FieldResource, "pods"))}},
 		{name: "subresource without resource", message: "subresource", match: []flowv1.Conjunction{
-			and(equals(flowv1.FieldSubresource, "status"))}},
-		{name: "path equality", message: "path", match: []flowv1.Conjunction{and(equals(flowv1.FieldPath, "/healthz"))}},
-		{name: "path negation", message: "unbounded", match: []flowv1.Conjunction{and(notPatternMatch(flowv1.FieldPath, "/apis/.*"))}},
-		{name: "notSuperSet", message: "notSuperSet", match: []flowv1.Conjunction{and(notSuperSet("team-x"))}},
-		{name: "two groups", message: "group", match: []flowv1.Conjunction{and(superSet("team-x", "team-y"))}},
-		{name: "user and group", message: "both", match: []flowv1.Conjunction{and(superSet("team-x"), equals(flowv1.FieldUser, "alice"))}},
-		{name: "namespace not a DNS label", message: "DNS", match: []flowv1.Conjunction{resourceOf(equals(flowv1.FieldNamespace, "NS_1"))}},
-		{name: "literal * user", message: "wildcard", match: []flowv1.Conjunction{and(equals(flowv1.FieldUser, "*"))}},
-		{name: "non-resource verb post", message: "POST", match: []flowv1.Conjunction{and(equals(flowv1.FieldVerb, "post"))}},
+			apitest.And(apitest.Equals(flowv1.FieldSubresource, "status"))}},
+		{name: "path equality", message: "path", match: []flowv1.Conjunction{apitest.And(apitest.Equals(flowv1.FieldPath, "/healthz"))}},
+		{name: "path negation", message: "unbounded", match: []flowv1.Conjunction{apitest.And(apitest.NotPatternMatch(flowv1.FieldPath, "/apis/.*"))}},
+		{name: "notSuperSet", message: "notSuperSet", match: []flowv1.Conjunction{apitest.And(apitest.NotSuperSet("team-x"))}},
+		{name: "two groups", message: "group", match: []flowv1.Conjunction{apitest.And(apitest.SuperSet("team-x", "team-y"))}},
+		{name: "user and group", message: "both", match: []flowv1.Conjunction{apitest.And(apitest.SuperSet("team-x"), apitest.Equals(flowv1.FieldUser, "alice"))}},
+		{name: "namespace not a DNS label", message: "DNS", match: []flowv1.Conjunction{resourceOf(apitest.Equals(flowv1.FieldNamespace, "NS_1"))}},
+		{name: "literal * user", message: "wildcard", match: []flowv1.Conjunction{apitest.And(apitest.Equals(flowv1.FieldUser, "*"))}},
+		{name: "non-resource verb post", message: "POST", match: []flowv1.Conjunction{apitest.And(apitest.Equals(flowv1.FieldVerb, "post"))}},
 		{name: "transformation", message: "transformation", d: &flowv1.FlowDistinguisher{Source: flowv1.SourceUser,
-			Transformation: &flowv1.Transformation{Regex: "(.*)"}}, match: []flowv1.Conjunction{and()}},
+			Transformation: &flowv1.Transformation{Regex: "(.*)"}}, match: []flowv1.Conjunction{apitest.And()}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -1219,8 +1184,8 @@ func TestProjectionExamples(t *testing.T) {
 // TestProjectionExampleRules pins the native rule of the documented example.
 func TestProjectionExampleRules(t *testing.T) {
 	cfg := effective.Compute([]flowv1.RequestPriority{requestPriority("rp", 10, 64, 6)}, []flowv1.FlowSchema{
-		flowSchema("fs", 1, "rp", nil, and(equals(flowv1.FieldUser, "alice"), inSet(flowv1.FieldVerb, "list", "get"),
-			equals(flowv1.FieldResource, "pods"), equals(flowv1.FieldSubresource, ""), equals(flowv1.FieldNamespace, "ns1")))})
+		flowSchema("fs", 1, "rp", nil, apitest.And(apitest.Equals(flowv1.FieldUser, "alice"), apitest.InSet(flowv1.FieldVerb, "list", "get"),
+			apitest.Equals(flowv1.FieldResource, "pods"), apitest.Equals(flowv1.FieldSubresource, ""), apitest.Equals(flowv1.FieldNamespace, "ns1")))})
 	plan := native.Project(cfg, native.Existing{})
 	want := []flowcontrolv1.PolicyRulesWithSubjects{{
 		Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: "alice"}}},
@@ -1256,13 +1221,13 @@ func TestProjectionRegressions(t *testing.T) {
 		// resources() appended the subresource to the resource in place, so the next
 		// subresource was joined to "pods/status": only the first pair was listed.
 		name: "subresource set including the object itself", projected: true,
-		match:   and(equals(flowv1.FieldResource, "pods"), patternMatch(flowv1.FieldSubresource, "status|")),
+		match:   apitest.And(apitest.Equals(flowv1.FieldResource, "pods"), apitest.PatternMatch(flowv1.FieldSubresource, "status|")),
 		request: resourceReq("alice", "get", "pods", ""),
 		rules: json.RawMessage(`[{"subjects":[{"kind":"Group","group":{"name":"*"}}],"resourceRules":[{"verbs":["*"],` +
 			`"apiGroups":["*"],"resources":["pods","pods/status"],"clusterScope":true,"namespaces":["*"]}]}]`),
 	}, {
 		name: "two subresources", projected: true,
-		match:   and(inSet(flowv1.FieldResource, "pods", "leases"), inSet(flowv1.FieldSubresource, "status", "log")),
+		match:   apitest.And(apitest.InSet(flowv1.FieldResource, "pods", "leases"), apitest.InSet(flowv1.FieldSubresource, "status", "log")),
 		request: resourceReq("alice", "get", "pods", "log"),
 		rules: json.RawMessage(`[{"subjects":[{"kind":"Group","group":{"name":"*"}}],"resourceRules":[{"verbs":["*"],` +
 			`"apiGroups":["*"],"resources":["leases/log","leases/status","pods/log","pods/status"],"clusterScope":true,` +
@@ -1271,31 +1236,31 @@ func TestProjectionRegressions(t *testing.T) {
 		// A verb no resource request has left a resource rule with no verbs, which
 		// kube-apiserver rejects ("verbs must contain at least one value").
 		name: "resource rule without a resource verb", projected: true,
-		match: and(equals(flowv1.FieldVerb, "post"), equals(flowv1.FieldResource, "pods"),
-			equals(flowv1.FieldSubresource, "")),
+		match: apitest.And(apitest.Equals(flowv1.FieldVerb, "post"), apitest.Equals(flowv1.FieldResource, "pods"),
+			apitest.Equals(flowv1.FieldSubresource, "")),
 		request: resourceReq("alice", "create", "pods", ""),
 		rules:   json.RawMessage(`null`),
 	}, {
 		// superSet ["*"] became the group subject "*", which matches every user.
-		name: "group named *", message: "wildcard", match: and(superSet("*")),
+		name: "group named *", message: "wildcard", match: apitest.And(apitest.SuperSet("*")),
 		request: resourceReq("bob", "get", "pods", "", "team-x"),
 	}, {
 		// superSet [""] became a group subject without a name, which kube-apiserver rejects.
-		name: "group named with the empty string", message: "non-empty group name", match: and(superSet("")),
+		name: "group named with the empty string", message: "non-empty group name", match: apitest.And(apitest.SuperSet("")),
 		request: resourceReq("bob", "get", "pods", "", ""),
 	}, {
 		// U+FFFD in a pattern also matches a byte that is not UTF-8: "\xff" is no user
 		// subject's name.
-		name: "pattern with U+FFFD", message: "unbounded", match: and(patternMatch(flowv1.FieldUser, `alice|\x{FFFD}`)),
+		name: "pattern with U+FFFD", message: "unbounded", match: apitest.And(apitest.PatternMatch(flowv1.FieldUser, `alice|\x{FFFD}`)),
 		request: resourceReq("\xff", "get", "pods", ""),
 	}, {
-		name: "class with U+FFFD", message: "unbounded", match: and(
-			patternMatch(flowv1.FieldAPIGroup, `apps|[\x{FFF0}-\x{FFFF}]`), equals(flowv1.FieldResource, "pods"),
-			equals(flowv1.FieldSubresource, "")),
+		name: "class with U+FFFD", message: "unbounded", match: apitest.And(
+			apitest.PatternMatch(flowv1.FieldAPIGroup, `apps|[\x{FFF0}-\x{FFFF}]`), apitest.Equals(flowv1.FieldResource, "pods"),
+			apitest.Equals(flowv1.FieldSubresource, "")),
 		request: &request.Attributes{User: "alice", Verb: "get", APIGroup: "\xff", Resource: "pods", ResourceRequest: true},
 	}, {
 		// A surrogate in a pattern matches nothing, but string(rune) of it is "\uFFFD".
-		name: "pattern with a surrogate", message: "unbounded", match: and(patternMatch(flowv1.FieldUser, `bob|\x{D800}`)),
+		name: "pattern with a surrogate", message: "unbounded", match: apitest.And(apitest.PatternMatch(flowv1.FieldUser, `bob|\x{D800}`)),
 		request: resourceReq("\uFFFD", "get", "pods", ""),
 	}}
 	for _, c := range cases {
@@ -1321,10 +1286,10 @@ func TestProjectionRegressions(t *testing.T) {
 // on every field, alone, completed into a resource rule, and bounded by a finite set of
 // values, each against requests that take every value of the field.
 func TestProjectionSingleTests(t *testing.T) {
-	resourceRule := []flowv1.AtomicTest{equals(flowv1.FieldResource, "pods"), equals(flowv1.FieldSubresource, "")}
+	resourceRule := []flowv1.AtomicTest{apitest.Equals(flowv1.FieldResource, "pods"), apitest.Equals(flowv1.FieldSubresource, "")}
 	completion := map[flowv1.RequestField][]flowv1.AtomicTest{
-		flowv1.FieldResource:    {inSet(flowv1.FieldSubresource, "", "status")},
-		flowv1.FieldSubresource: {inSet(flowv1.FieldResource, "pods", "leases", "Pods")},
+		flowv1.FieldResource:    {apitest.InSet(flowv1.FieldSubresource, "", "status")},
+		flowv1.FieldSubresource: {apitest.InSet(flowv1.FieldResource, "pods", "leases", "Pods")},
 		flowv1.FieldPath:        nil,
 	}
 	allGroups := union(testGroups, oddGroups, requestGroups)
@@ -1341,16 +1306,16 @@ func TestProjectionSingleTests(t *testing.T) {
 			if f == flowv1.FieldGroups {
 				for i, g := range allGroups {
 					h := allGroups[(i+1)%len(allGroups)]
-					tests = append(tests, superSet(g), notSuperSet(g), superSet(g, h), notSuperSet(g, h))
+					tests = append(tests, apitest.SuperSet(g), apitest.NotSuperSet(g), apitest.SuperSet(g, h), apitest.NotSuperSet(g, h))
 				}
 			} else {
 				values := requestValues[f]
 				for i, v := range values {
 					w := values[(i+3)%len(values)]
-					tests = append(tests, equals(f, v), notEquals(f, v), inSet(f, v, w), notInSet(f, v, w))
+					tests = append(tests, apitest.Equals(f, v), apitest.NotEquals(f, v), apitest.InSet(f, v, w), apitest.NotInSet(f, v, w))
 				}
 				for _, p := range union(patterns, fieldPatterns[f]) {
-					tests = append(tests, patternMatch(f, p), notPatternMatch(f, p))
+					tests = append(tests, apitest.PatternMatch(f, p), apitest.NotPatternMatch(f, p))
 				}
 			}
 			complete, ok := completion[f]
@@ -1365,7 +1330,7 @@ func TestProjectionSingleTests(t *testing.T) {
 						values = append(values, v)
 					}
 				}
-				bound = []flowv1.AtomicTest{inSet(f, values...)}
+				bound = []flowv1.AtomicTest{apitest.InSet(f, values...)}
 			}
 			var fss []flowv1.FlowSchema
 			for i, test := range tests {
@@ -1374,7 +1339,7 @@ func TestProjectionSingleTests(t *testing.T) {
 					variants = append(variants, append([]flowv1.AtomicTest{test, bound[0]}, complete...))
 				}
 				for j, v := range variants {
-					fss = append(fss, flowSchema(fmt.Sprintf("t-%03d-%d", i, j), int32(i), "rp", nil, and(v...)))
+					fss = append(fss, flowSchema(fmt.Sprintf("t-%03d-%d", i, j), int32(i), "rp", nil, apitest.And(v...)))
 				}
 			}
 			var reqs []*request.Attributes

@@ -14,6 +14,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -50,8 +51,8 @@ func TestEnforcementByUID(t *testing.T) {
 	// The backstop non-top-backstop goes to the logically lowest level, the default
 	// workload-low: a request no FlowSchema matches has a priority level of its own.
 	createDefaults(t, false)
-	create(t, fs("tenant-a", 1000, "tenant", and(equals(flowv1.FieldUser, "tenant-a"))))
-	create(t, fs("conflict", 1100, "tenant", and(equals(flowv1.FieldUser, "conflict-user"))))
+	create(t, fs("tenant-a", 1000, "tenant", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-a"))))
+	create(t, fs("conflict", 1100, "tenant", apitest.And(apitest.Equals(flowv1.FieldUser, "conflict-user"))))
 	op := startOperator(t, operatorConfig{})
 
 	plcName := waitProjectedRP(t, "tenant")
@@ -113,7 +114,7 @@ func TestEnforcementByUID(t *testing.T) {
 
 	// A second owned FlowSchema appears while the conflict lasts: once it is projected, the
 	// operator has planned over a cluster holding both unowned objects and touched neither.
-	create(t, fs("tenant-c", 1200, "tenant", and(equals(flowv1.FieldUser, "tenant-c"))))
+	create(t, fs("tenant-c", 1200, "tenant", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-c"))))
 	waitProjectedFS(t, "tenant-c")
 	waitFSReason(t, "conflict", flowv1.ReasonNameConflict)
 	waitSettled(t)

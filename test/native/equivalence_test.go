@@ -20,6 +20,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/classify"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
@@ -307,51 +308,51 @@ func tenantConfiguration() ([]flowv1.RequestPriority, []flowv1.FlowSchema, map[s
 	}
 	// Not expressible, ahead of the projected ones they overlap: a name test, an unbounded
 	// user pattern.
-	add(fs("t-name", 900, "tenant-gold", and(equals(user, "tenant-a"), equals(name, "special-cm"))), inexpressible)
-	add(fs("t-pattern-user", 950, "tenant-bronze", and(pattern(user, "tenant-x.*"))), inexpressible)
+	add(fs("t-name", 900, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-a"), apitest.Equals(name, "special-cm"))), inexpressible)
+	add(fs("t-pattern-user", 950, "tenant-bronze", apitest.And(apitest.PatternMatch(user, "tenant-x.*"))), inexpressible)
 	// Every request of two users.
-	add(withDistinguisher(fs("t-ab", 1000, "tenant-gold", and(inSet(user, "tenant-a", "tenant-b"))), byUser), projected)
+	add(withDistinguisher(fs("t-ab", 1000, "tenant-gold", apitest.And(apitest.InSet(user, "tenant-a", "tenant-b"))), byUser), projected)
 	// Reads of two kinds of objects themselves (no subresource), in one namespace or cluster-wide.
-	add(withDistinguisher(fs("t-c-reads", 1100, "tenant-gold", and(equals(user, "tenant-c"), inSet(verb, "get", "list", "watch"),
-		inSet(resource, "configmaps", "secrets"), equals(sub, ""), inSet(ns, "team-a", ""))), byNamespace), projected)
+	add(withDistinguisher(fs("t-c-reads", 1100, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-c"), apitest.InSet(verb, "get", "list", "watch"),
+		apitest.InSet(resource, "configmaps", "secrets"), apitest.Equals(sub, ""), apitest.InSet(ns, "team-a", ""))), byNamespace), projected)
 	// A group; an API group; objects and two subresources; every namespace and cluster scope.
-	add(fs("t-ops-apps", 1200, "tenant-bronze", and(superSet("ops"), equals(apiGroup, "apps"),
-		inSet(resource, "deployments", "statefulsets"), inSet(sub, "", "scale", "status"))), projected)
+	add(fs("t-ops-apps", 1200, "tenant-bronze", apitest.And(apitest.SuperSet("ops"), apitest.Equals(apiGroup, "apps"),
+		apitest.InSet(resource, "deployments", "statefulsets"), apitest.InSet(sub, "", "scale", "status"))), projected)
 	// Writes: a negated verb set, applied to the finite domain of resource verbs.
-	add(fs("t-batch-writers", 1300, "tenant-gold", and(inSet(user, "tenant-d", "system:serviceaccount:team-b:builder"),
-		notInSet(verb, "get", "list", "watch"), equals(apiGroup, "batch"), inSet(resource, "jobs", "cronjobs"),
-		equals(sub, ""), inSet(ns, "team-b"))), projected)
+	add(fs("t-batch-writers", 1300, "tenant-gold", apitest.And(apitest.InSet(user, "tenant-d", "system:serviceaccount:team-b:builder"),
+		apitest.NotInSet(verb, "get", "list", "watch"), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
+		apitest.Equals(sub, ""), apitest.InSet(ns, "team-b"))), projected)
 	// Non-resource paths: a prefix, and a path with everything below it on two methods.
-	add(fs("t-apis", 1400, "tenant-bronze", and(equals(user, "tenant-e"), pattern(path, "/apis/.*"))), projected)
-	add(fs("t-version", 1500, "tenant-gold", and(inSet(user, "tenant-e", "tenant-f"), pattern(path, "/version(/.*)?"),
-		inSet(verb, "get", "patch"))), projected)
+	add(fs("t-apis", 1400, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-e"), apitest.PatternMatch(path, "/apis/.*"))), projected)
+	add(fs("t-version", 1500, "tenant-gold", apitest.And(apitest.InSet(user, "tenant-e", "tenant-f"), apitest.PatternMatch(path, "/version(/.*)?"),
+		apitest.InSet(verb, "get", "patch"))), projected)
 	// Resource and non-resource requests in one conjunction, and a second conjunction.
-	add(fs("t-mixed", 1600, "tenant-gold", and(equals(user, "tenant-g"), inSet(verb, "get", "list")),
-		and(equals(user, "tenant-g"), equals(verb, "delete"), pattern(path, "/foo/.*"))), projected)
+	add(fs("t-mixed", 1600, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-g"), apitest.InSet(verb, "get", "list")),
+		apitest.And(apitest.Equals(user, "tenant-g"), apitest.Equals(verb, "delete"), apitest.PatternMatch(path, "/foo/.*"))), projected)
 	// A finite namespace pattern.
-	add(fs("t-kube-ns", 1700, "tenant-bronze", and(equals(user, "tenant-h"), pattern(ns, "kube-(system|public)"),
-		equals(resource, "configmaps"), equals(sub, ""))), projected)
+	add(fs("t-kube-ns", 1700, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-h"), apitest.PatternMatch(ns, "kube-(system|public)"),
+		apitest.Equals(resource, "configmaps"), apitest.Equals(sub, ""))), projected)
 	// Service accounts; every resource and subresource; a negated verb.
-	add(fs("t-sa-team", 1800, "tenant-gold", and(inSet(user, "system:serviceaccount:team-a:deployer",
-		"system:serviceaccount:team-a:viewer"), notEquals(verb, "delete"), pattern(resource, ".*"), pattern(sub, ".*"))), projected)
+	add(fs("t-sa-team", 1800, "tenant-gold", apitest.And(apitest.InSet(user, "system:serviceaccount:team-a:deployer",
+		"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))), projected)
 	// The core group and a named one, crossed with two resources.
-	add(fs("t-core-apps", 1900, "tenant-bronze", and(equals(user, "tenant-k2"), equals(verb, "list"),
-		inSet(apiGroup, "", "apps"), inSet(resource, "pods", "deployments"), equals(sub, ""), inSet(ns, "team-a", "team-b"))), projected)
+	add(fs("t-core-apps", 1900, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-k2"), apitest.Equals(verb, "list"),
+		apitest.InSet(apiGroup, "", "apps"), apitest.InSet(resource, "pods", "deployments"), apitest.Equals(sub, ""), apitest.InSet(ns, "team-a", "team-b"))), projected)
 	// Every authenticated user.
-	add(fs("t-authn-get-deploy", 2000, "tenant-gold", and(superSet("system:authenticated"), equals(verb, "get"),
-		equals(apiGroup, "apps"), equals(resource, "deployments"), equals(sub, ""))), projected)
+	add(fs("t-authn-get-deploy", 2000, "tenant-gold", apitest.And(apitest.SuperSet("system:authenticated"), apitest.Equals(verb, "get"),
+		apitest.Equals(apiGroup, "apps"), apitest.Equals(resource, "deployments"), apitest.Equals(sub, ""))), projected)
 	// Not expressible: a negated verb over the unbounded HTTP methods of non-resource requests;
 	// a level kube-apiserver cannot deal hands for; a path equality.
-	add(fs("t-nonres-notin", 2100, "tenant-gold", and(equals(user, "tenant-i"), notInSet(verb, "get"))), inexpressible)
-	add(fs("t-widehand", 2200, "tenant-widehand", and(equals(user, "tenant-j"))), flowv1.ReasonRequestPriorityNotProjected)
-	add(fs("t-path-equals", 2300, "tenant-bronze", and(equals(user, "tenant-k"), equals(path, "/version"))), inexpressible)
+	add(fs("t-nonres-notin", 2100, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-i"), apitest.NotInSet(verb, "get"))), inexpressible)
+	add(fs("t-widehand", 2200, "tenant-widehand", apitest.And(apitest.Equals(user, "tenant-j"))), flowv1.ReasonRequestPriorityNotProjected)
+	add(fs("t-path-equals", 2300, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-k"), apitest.Equals(path, "/version"))), inexpressible)
 	// The exempt level (the default system-top, level 0): kube-apiserver's exempt level.
-	add(fs("t-ops-exempt", 2400, "system-top", and(equals(user, "ops-admin"))), projected)
+	add(fs("t-ops-exempt", 2400, "system-top", apitest.And(apitest.Equals(user, "ops-admin"))), projected)
 	// Equal matching priorities: the name decides.
-	add(fs("t-tie-a", 2500, "tenant-gold", and(equals(user, "tenant-t"), equals(verb, "get"))), projected)
-	add(fs("t-tie-b", 2500, "tenant-bronze", and(equals(user, "tenant-t"))), projected)
+	add(fs("t-tie-a", 2500, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-t"), apitest.Equals(verb, "get"))), projected)
+	add(fs("t-tie-b", 2500, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-t"))), projected)
 	// After the default workload-low, which takes every resource request first.
-	add(fs("t-late", 1000600, "tenant-gold", and(equals(user, "system:serviceaccount:late:sa"))), projected)
+	add(fs("t-late", 1000600, "tenant-gold", apitest.And(apitest.Equals(user, "system:serviceaccount:late:sa"))), projected)
 	return rps, fss, want
 }
 

@@ -281,32 +281,6 @@ func fs(name string, matchingPriority int32, target string, conjunctions ...flow
 		Match: conjunctions}}
 }
 
-func and(tests ...flowv1.AtomicTest) flowv1.Conjunction { return flowv1.Conjunction{And: tests} }
-
-func equals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func notEquals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotEquals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func inSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{InSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func notInSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotInSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func superSet(set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: set}}
-}
-
-func pattern(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
-}
-
 // projection is the Projected condition of one of our objects and its status.nativeName.
 type projection struct {
 	status, reason, message, nativeName string

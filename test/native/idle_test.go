@@ -10,6 +10,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -37,7 +38,7 @@ func TestIdleNoFight(t *testing.T) {
 	resetCluster(t)
 	createDefaults(t, true)
 	create(t, rp("tenant", 5000, 10, 16, 4, 50))
-	create(t, fs("tenant-a", 1000, "tenant", and(equals(flowv1.FieldUser, "tenant-a"))))
+	create(t, fs("tenant-a", 1000, "tenant", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-a"))))
 	informerResync := 2 * time.Second
 	op := startOperator(t, operatorConfig{manageDefaults: true, resync: time.Second, syncPeriod: &informerResync})
 	waitProjectedFS(t, "tenant-a")

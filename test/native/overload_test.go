@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 )
 
 // The overload: a noisy tenant floods from many goroutines, bounded in requests and time.
@@ -42,8 +43,8 @@ func TestOverload(t *testing.T) {
 	create(t, noisy)
 	create(t, rp("quiet", 7000, 50, 16, 4, 50))
 	createDefaults(t, false) // workload-low, the backstop's level (unused here)
-	create(t, fs("noisy", 1000, "noisy", and(equals(flowv1.FieldUser, "tenant-noisy"))))
-	create(t, fs("quiet", 1000, "quiet", and(equals(flowv1.FieldUser, "tenant-quiet"))))
+	create(t, fs("noisy", 1000, "noisy", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-noisy"))))
+	create(t, fs("quiet", 1000, "quiet", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-quiet"))))
 	startOperator(t, operatorConfig{})
 	noisyPLC, quietPLC := waitProjectedRP(t, "noisy"), waitProjectedRP(t, "quiet")
 	noisyFS, quietFS := waitProjectedFS(t, "noisy"), waitProjectedFS(t, "quiet")

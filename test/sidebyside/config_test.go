@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
@@ -47,51 +48,51 @@ func tenantSchemas() []flowv1.FlowSchema {
 	byNamespace := &flowv1.FlowDistinguisher{Source: flowv1.SourceNamespace}
 	return []flowv1.FlowSchema{
 		// Every request of two users.
-		schema("t-ab", 1000, "tenant-gold", byUser, and(inSet(user, "alice", "bob"))),
+		schema("t-ab", 1000, "tenant-gold", byUser, apitest.And(apitest.InSet(user, "alice", "bob"))),
 		// Reads (watch included) of two kinds of objects themselves, in one namespace or cluster-wide.
-		schema("t-c-reads", 1100, "tenant-gold", byNamespace, and(equals(user, "carol"),
-			inSet(verb, "get", "list", "watch"), inSet(resource, "configmaps", "secrets"), equals(sub, ""),
-			inSet(ns, "team-a", ""))),
+		schema("t-c-reads", 1100, "tenant-gold", byNamespace, apitest.And(apitest.Equals(user, "carol"),
+			apitest.InSet(verb, "get", "list", "watch"), apitest.InSet(resource, "configmaps", "secrets"), apitest.Equals(sub, ""),
+			apitest.InSet(ns, "team-a", ""))),
 		// A group; an API group; objects and two subresources.
-		schema("t-ops-apps", 1200, "tenant-bronze", nil, and(superSet("ops"), equals(apiGroup, "apps"),
-			inSet(resource, "deployments", "statefulsets"), inSet(sub, "", "scale", "status"))),
+		schema("t-ops-apps", 1200, "tenant-bronze", nil, apitest.And(apitest.SuperSet("ops"), apitest.Equals(apiGroup, "apps"),
+			apitest.InSet(resource, "deployments", "statefulsets"), apitest.InSet(sub, "", "scale", "status"))),
 		// Writes by a user and a service account: a negated verb set over the resource verbs.
-		schema("t-batch-writers", 1300, "tenant-gold", nil, and(inSet(user, "dave", "system:serviceaccount:team-b:builder"),
-			notInSet(verb, "get", "list", "watch"), equals(apiGroup, "batch"), inSet(resource, "jobs", "cronjobs"),
-			equals(sub, ""), equals(ns, "team-b"))),
+		schema("t-batch-writers", 1300, "tenant-gold", nil, apitest.And(apitest.InSet(user, "dave", "system:serviceaccount:team-b:builder"),
+			apitest.NotInSet(verb, "get", "list", "watch"), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
+			apitest.Equals(sub, ""), apitest.Equals(ns, "team-b"))),
 		// A non-resource prefix.
-		schema("t-apis", 1400, "tenant-bronze", nil, and(equals(user, "erin"), pattern(path, "/apis/.*"))),
+		schema("t-apis", 1400, "tenant-bronze", nil, apitest.And(apitest.Equals(user, "erin"), apitest.PatternMatch(path, "/apis/.*"))),
 		// A non-resource path and everything below it, on two methods.
-		schema("t-version", 1500, "tenant-gold", nil, and(inSet(user, "erin", "frank"), pattern(path, "/version(/.*)?"),
-			inSet(verb, "get", "patch"))),
+		schema("t-version", 1500, "tenant-gold", nil, apitest.And(apitest.InSet(user, "erin", "frank"), apitest.PatternMatch(path, "/version(/.*)?"),
+			apitest.InSet(verb, "get", "patch"))),
 		// Resource and non-resource requests in one conjunction, and a second conjunction.
-		schema("t-mixed", 1600, "tenant-gold", nil, and(equals(user, "grace"), inSet(verb, "get", "list")),
-			and(equals(user, "grace"), equals(verb, "delete"), pattern(path, "/foo/.*"))),
+		schema("t-mixed", 1600, "tenant-gold", nil, apitest.And(apitest.Equals(user, "grace"), apitest.InSet(verb, "get", "list")),
+			apitest.And(apitest.Equals(user, "grace"), apitest.Equals(verb, "delete"), apitest.PatternMatch(path, "/foo/.*"))),
 		// A namespace pattern with a finite language.
-		schema("t-kube-ns", 1700, "tenant-bronze", nil, and(equals(user, "heidi"), pattern(ns, "kube-(system|public)"),
-			equals(resource, "configmaps"), equals(sub, ""))),
+		schema("t-kube-ns", 1700, "tenant-bronze", nil, apitest.And(apitest.Equals(user, "heidi"), apitest.PatternMatch(ns, "kube-(system|public)"),
+			apitest.Equals(resource, "configmaps"), apitest.Equals(sub, ""))),
 		// Service accounts; every resource and subresource (wildcard patterns); a negated verb.
-		schema("t-sa-team", 1800, "tenant-gold", nil, and(inSet(user, "system:serviceaccount:team-a:deployer",
-			"system:serviceaccount:team-a:viewer"), notEquals(verb, "delete"), pattern(resource, ".*"), pattern(sub, ".*"))),
+		schema("t-sa-team", 1800, "tenant-gold", nil, apitest.And(apitest.InSet(user, "system:serviceaccount:team-a:deployer",
+			"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))),
 		// Every authenticated user, on one kind of object.
-		schema("t-authn-get-deploy", 2000, "tenant-bronze", nil, and(superSet("system:authenticated"), equals(verb, "get"),
-			equals(apiGroup, "apps"), equals(resource, "deployments"), equals(sub, ""))),
+		schema("t-authn-get-deploy", 2000, "tenant-bronze", nil, apitest.And(apitest.SuperSet("system:authenticated"), apitest.Equals(verb, "get"),
+			apitest.Equals(apiGroup, "apps"), apitest.Equals(resource, "deployments"), apitest.Equals(sub, ""))),
 		// Anonymous requests for the OpenAPI documents.
-		schema("t-anon-openapi", 2100, "tenant-bronze", nil, and(superSet("system:unauthenticated"),
-			pattern(path, "/openapi/.*"), equals(verb, "get"))),
+		schema("t-anon-openapi", 2100, "tenant-bronze", nil, apitest.And(apitest.SuperSet("system:unauthenticated"),
+			apitest.PatternMatch(path, "/openapi/.*"), apitest.Equals(verb, "get"))),
 		// Leader election of named controllers in any namespace (not cluster-scoped), on system-high.
-		schema("t-leader", 2200, "system-high", byUser, and(inSet(user, "system:controller:foo", "system:controller:bar"),
-			equals(apiGroup, "coordination.k8s.io"), equals(resource, "leases"), equals(sub, ""), pattern(ns, ".+"))),
+		schema("t-leader", 2200, "system-high", byUser, apitest.And(apitest.InSet(user, "system:controller:foo", "system:controller:bar"),
+			apitest.Equals(apiGroup, "coordination.k8s.io"), apitest.Equals(resource, "leases"), apitest.Equals(sub, ""), apitest.PatternMatch(ns, ".+"))),
 		// Developers' resource requests, on workload-high.
-		schema("t-developers", 2300, "workload-high", byNamespace, and(superSet("developers"), pattern(resource, ".*"),
-			pattern(sub, ".*"))),
+		schema("t-developers", 2300, "workload-high", byNamespace, apitest.And(apitest.SuperSet("developers"), apitest.PatternMatch(resource, ".*"),
+			apitest.PatternMatch(sub, ".*"))),
 		// A user on the exempt level.
-		schema("t-ops-exempt", 2400, "system-top", nil, and(equals(user, "ops-admin"))),
+		schema("t-ops-exempt", 2400, "system-top", nil, apitest.And(apitest.Equals(user, "ops-admin"))),
 		// Overlapping schemas of one user: the better matching priority wins.
-		schema("t-trent-get", 2500, "tenant-gold", nil, and(equals(user, "trent"), equals(verb, "get"))),
-		schema("t-trent", 2600, "tenant-bronze", nil, and(equals(user, "trent"))),
+		schema("t-trent-get", 2500, "tenant-gold", nil, apitest.And(apitest.Equals(user, "trent"), apitest.Equals(verb, "get"))),
+		schema("t-trent", 2600, "tenant-bronze", nil, apitest.And(apitest.Equals(user, "trent"))),
 		// After workload-low, which takes every resource request first: only non-resource ones.
-		schema("t-late", 1000600, "tenant-gold", nil, and(equals(user, "system:serviceaccount:late:sa"))),
+		schema("t-late", 1000600, "tenant-gold", nil, apitest.And(apitest.Equals(user, "system:serviceaccount:late:sa"))),
 	}
 }
 
@@ -110,30 +111,4 @@ func schema(name string, matching int32, level string, d *flowv1.FlowDistinguish
 	return flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: flowv1.FlowSchemaSpec{
 		MatchingPriority: matching, RequestPriority: flowv1.RequestPriorityReference{Name: level},
 		FlowDistinguisher: d, Match: match}}
-}
-
-func and(tests ...flowv1.AtomicTest) flowv1.Conjunction { return flowv1.Conjunction{And: tests} }
-
-func equals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func notEquals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotEquals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func inSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{InSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func notInSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotInSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func superSet(group string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: groups, Set: []string{group}}}
-}
-
-func pattern(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/classify"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
@@ -22,13 +23,13 @@ func tenantConfig(n int, patterns bool) *effective.Config {
 		rp("rest", 200, 10, 128, 6, 100)}
 	fss := make([]flowv1.FlowSchema, 0, n)
 	for k := 0; k < n-1; k++ {
-		test := equals(flowv1.FieldUser, fmt.Sprintf("tenant-%d", k))
+		test := apitest.Equals(flowv1.FieldUser, fmt.Sprintf("tenant-%d", k))
 		if patterns {
-			test = patternMatch(flowv1.FieldUser, fmt.Sprintf("tenant-%d", k))
+			test = apitest.PatternMatch(flowv1.FieldUser, fmt.Sprintf("tenant-%d", k))
 		}
-		fss = append(fss, fs(fmt.Sprintf("tenant-%04d", k), int32(1000+k), "tenants", byUser(""), and(test)))
+		fss = append(fss, fs(fmt.Sprintf("tenant-%04d", k), int32(1000+k), "tenants", byUser(""), apitest.And(test)))
 	}
-	fss = append(fss, fs("authenticated", 1_000_000, "rest", byUser(""), and(superSet("system:authenticated"))))
+	fss = append(fss, fs("authenticated", 1_000_000, "rest", byUser(""), apitest.And(apitest.SuperSet("system:authenticated"))))
 	return effective.Compute(rps, fss)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
@@ -120,11 +121,11 @@ func TestClassifyBackstopsOnly(t *testing.T) {
 
 func TestClassifyPriorityOrderAndTies(t *testing.T) {
 	rps := []flowv1.RequestPriority{rp("top", 0, 0, 0, 0, 0), rp("high", 10, 10, 16, 4, 10), rp("low", 20, 10, 1, 0, 10)}
-	all := and()
+	all := apitest.And()
 	fss := []flowv1.FlowSchema{
 		fs("zeta", 100, "low", nil, all),
-		fs("beta", 50, "low", nil, and(equals(flowv1.FieldUser, "bob")), all),
-		fs("alpha", 50, "high", nil, and(equals(flowv1.FieldUser, "nobody")), and(equals(flowv1.FieldVerb, "list"))),
+		fs("beta", 50, "low", nil, apitest.And(apitest.Equals(flowv1.FieldUser, "bob")), all),
+		fs("alpha", 50, "high", nil, apitest.And(apitest.Equals(flowv1.FieldUser, "nobody")), apitest.And(apitest.Equals(flowv1.FieldVerb, "list"))),
 		fs("broken-ref", 1, "missing", nil, all),
 	}
 	c := classify.Compile(effective.Compute(rps, fss))
@@ -139,13 +140,13 @@ func TestClassifyPriorityOrderAndTies(t *testing.T) {
 func TestClassifyAbsentAttributes(t *testing.T) {
 	rps := []flowv1.RequestPriority{rp("low", 20, 10, 16, 4, 10)}
 	fss := []flowv1.FlowSchema{
-		fs("ns-empty", 1, "low", nil, and(equals(flowv1.FieldNamespace, ""))),
-		fs("not-ns-x", 2, "low", nil, and(notEquals(flowv1.FieldNamespace, "x"), equals(flowv1.FieldUser, "u2"))),
-		fs("not-in-resources", 3, "low", nil, and(notInSet(flowv1.FieldResource, "pods"), equals(flowv1.FieldUser, "u3"))),
-		fs("path-pattern", 4, "low", nil, and(patternMatch(flowv1.FieldPath, "/healthz|/livez"))),
-		fs("not-path", 5, "low", nil, and(notPatternMatch(flowv1.FieldPath, ".*"), equals(flowv1.FieldUser, "u5"))),
-		fs("name-any", 6, "low", nil, and(patternMatch(flowv1.FieldName, ".*"), equals(flowv1.FieldUser, "u6"))),
-		fs("subresource-empty", 7, "low", nil, and(inSet(flowv1.FieldSubresource, ""), equals(flowv1.FieldUser, "u7"))),
+		fs("ns-empty", 1, "low", nil, apitest.And(apitest.Equals(flowv1.FieldNamespace, ""))),
+		fs("not-ns-x", 2, "low", nil, apitest.And(apitest.NotEquals(flowv1.FieldNamespace, "x"), apitest.Equals(flowv1.FieldUser, "u2"))),
+		fs("not-in-resources", 3, "low", nil, apitest.And(apitest.NotInSet(flowv1.FieldResource, "pods"), apitest.Equals(flowv1.FieldUser, "u3"))),
+		fs("path-pattern", 4, "low", nil, apitest.And(apitest.PatternMatch(flowv1.FieldPath, "/healthz|/livez"))),
+		fs("not-path", 5, "low", nil, apitest.And(apitest.NotPatternMatch(flowv1.FieldPath, ".*"), apitest.Equals(flowv1.FieldUser, "u5"))),
+		fs("name-any", 6, "low", nil, apitest.And(apitest.PatternMatch(flowv1.FieldName, ".*"), apitest.Equals(flowv1.FieldUser, "u6"))),
+		fs("subresource-empty", 7, "low", nil, apitest.And(apitest.InSet(flowv1.FieldSubresource, ""), apitest.Equals(flowv1.FieldUser, "u7"))),
 	}
 	c := classify.Compile(effective.Compute(rps, fss))
 	res := func(user, method, path string) *request.Attributes { return attrs(user, nil, method, path) }
@@ -179,10 +180,10 @@ func TestClassifyGroupsAndSets(t *testing.T) {
 	rps := []flowv1.RequestPriority{rp("low", 20, 10, 16, 4, 10)}
 	big := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "pods"}
 	fss := []flowv1.FlowSchema{
-		fs("both-groups", 1, "low", nil, and(superSet("system:authenticated", "team-x"))),
-		fs("not-team-y", 2, "low", nil, and(notSuperSet("team-y", "team-z"), equals(flowv1.FieldVerb, "delete"))),
-		fs("big-set", 3, "low", nil, and(inSet(flowv1.FieldResource, big...))),
-		fs("rest", 4, "low", nil, and()),
+		fs("both-groups", 1, "low", nil, apitest.And(apitest.SuperSet("system:authenticated", "team-x"))),
+		fs("not-team-y", 2, "low", nil, apitest.And(apitest.NotSuperSet("team-y", "team-z"), apitest.Equals(flowv1.FieldVerb, "delete"))),
+		fs("big-set", 3, "low", nil, apitest.And(apitest.InSet(flowv1.FieldResource, big...))),
+		fs("rest", 4, "low", nil, apitest.And()),
 	}
 	c := classify.Compile(effective.Compute(rps, fss))
 	check(t, c, "superSet needs every listed group", attrs("u", []string{"team-x"}, "GET", "/api/v1/nodes"),
@@ -200,9 +201,9 @@ func TestClassifyGroupsAndSets(t *testing.T) {
 func TestClassifyDistinguisherTransformation(t *testing.T) {
 	rps := []flowv1.RequestPriority{rp("low", 20, 10, 16, 4, 10)}
 	fss := []flowv1.FlowSchema{
-		fs("tenants", 1, "low", byUser(`^(tenant-[a-z]+)-.*$`), and(patternMatch(flowv1.FieldUser, "tenant-.*"))),
-		fs("optional-group", 2, "low", byUser(`x(y)?z`), and(inSet(flowv1.FieldUser, "xz", "xyz", "xyzz"))),
-		fs("namespaces", 3, "low", byNamespace(), and(equals(flowv1.FieldResource, "pods"))),
+		fs("tenants", 1, "low", byUser(`^(tenant-[a-z]+)-.*$`), apitest.And(apitest.PatternMatch(flowv1.FieldUser, "tenant-.*"))),
+		fs("optional-group", 2, "low", byUser(`x(y)?z`), apitest.And(apitest.InSet(flowv1.FieldUser, "xz", "xyz", "xyzz"))),
+		fs("namespaces", 3, "low", byNamespace(), apitest.And(apitest.Equals(flowv1.FieldResource, "pods"))),
 	}
 	c := classify.Compile(effective.Compute(rps, fss))
 	if len(c.Errors()) > 0 {
@@ -227,10 +228,10 @@ func TestClassifyDistinguisherTransformation(t *testing.T) {
 func TestCompileReportsHandBuiltErrors(t *testing.T) {
 	cfg := effective.Compute(nil, nil)
 	bad := &effective.Schema{Name: "bad", Priority: cfg.CatchAll.Priority, Match: []flowv1.Conjunction{
-		and(patternMatch(flowv1.FieldUser, "(")),
-		and(flowv1.AtomicTest{}),
-		and(superSet("g"), flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: flowv1.FieldGroups, Value: "g"}}),
-		and(flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: "color", Value: "red"}}),
+		apitest.And(apitest.PatternMatch(flowv1.FieldUser, "(")),
+		apitest.And(flowv1.AtomicTest{}),
+		apitest.And(apitest.SuperSet("g"), flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: flowv1.FieldGroups, Value: "g"}}),
+		apitest.And(flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: "color", Value: "red"}}),
 	}}
 	cfg.Schemas = []*effective.Schema{bad}
 	c := classify.Compile(cfg)
@@ -263,11 +264,11 @@ func TestClassifyAllocatesNothing(t *testing.T) {
 // others.
 func TestClassifyManyGroups(t *testing.T) {
 	rps := []flowv1.RequestPriority{rp("top", 0, 0, 0, 0, 0), rp("p", 100, 10, 128, 6, 100)}
-	fss := []flowv1.FlowSchema{fs("needs-x-and-y", 10, "p", nil, and(superSet("x", "y")))}
+	fss := []flowv1.FlowSchema{fs("needs-x-and-y", 10, "p", nil, apitest.And(apitest.SuperSet("x", "y")))}
 	groups := []string{"x"}
 	for k := range 40 {
 		g := fmt.Sprintf("g-%02d", k)
-		fss = append(fss, fs("only-"+g, int32(100+k), "p", nil, and(superSet(g))))
+		fss = append(fss, fs("only-"+g, int32(100+k), "p", nil, apitest.And(apitest.SuperSet(g))))
 		groups = append(groups, fmt.Sprintf("g-%02d", 39-k))
 	}
 	c := classify.Compile(effective.Compute(rps, fss))

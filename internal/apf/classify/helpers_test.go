@@ -46,45 +46,6 @@ func byNamespace() *flowv1.FlowDistinguisher {
 	return &flowv1.FlowDistinguisher{Source: flowv1.SourceNamespace}
 }
 
-func and(tests ...flowv1.AtomicTest) flowv1.Conjunction {
-	if tests == nil {
-		tests = []flowv1.AtomicTest{}
-	}
-	return flowv1.Conjunction{And: tests}
-}
-
-func equals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func notEquals(f flowv1.RequestField, v string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotEquals: &flowv1.ValueTest{Field: f, Value: v}}
-}
-
-func inSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{InSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func notInSet(f flowv1.RequestField, set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotInSet: &flowv1.SetTest{Field: f, Set: set}}
-}
-
-func superSet(set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: set}}
-}
-
-func notSuperSet(set ...string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotSuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: set}}
-}
-
-func patternMatch(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
-}
-
-func notPatternMatch(f flowv1.RequestField, p string) flowv1.AtomicTest {
-	return flowv1.AtomicTest{NotPatternMatch: &flowv1.PatternTest{Field: f, Pattern: p}}
-}
-
 // attrs resolves a request the way the default resolver does.
 func attrs(user string, groups []string, method, path string) *request.Attributes {
 	a := &request.Attributes{}

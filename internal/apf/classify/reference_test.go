@@ -12,6 +12,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apf/shufflesharding"
+	"github.com/apf-operator/apf-operator/internal/apitest"
 )
 
 // The reference classifier: a literal reading of the specification, scanning every schema and
@@ -177,21 +178,21 @@ func randomTest(c chooser) flowv1.AtomicTest {
 	f := pick(c, scalars)
 	switch c.intn(8) {
 	case 0:
-		return equals(f, pick(c, vocab[f]))
+		return apitest.Equals(f, pick(c, vocab[f]))
 	case 1:
-		return notEquals(f, pick(c, vocab[f]))
+		return apitest.NotEquals(f, pick(c, vocab[f]))
 	case 2:
-		return inSet(f, pickSet(c, vocab[f])...)
+		return apitest.InSet(f, pickSet(c, vocab[f])...)
 	case 3:
-		return notInSet(f, pickSet(c, vocab[f])...)
+		return apitest.NotInSet(f, pickSet(c, vocab[f])...)
 	case 4:
-		return superSet(pickSet(c, groupVocab)...)
+		return apitest.SuperSet(pickSet(c, groupVocab)...)
 	case 5:
-		return notSuperSet(pickSet(c, groupVocab)...)
+		return apitest.NotSuperSet(pickSet(c, groupVocab)...)
 	case 6:
-		return patternMatch(f, pick(c, patterns))
+		return apitest.PatternMatch(f, pick(c, patterns))
 	}
-	return notPatternMatch(f, pick(c, patterns))
+	return apitest.NotPatternMatch(f, pick(c, patterns))
 }
 
 func randomConfig(c chooser, schemas int) *effective.Config {
@@ -205,7 +206,7 @@ func randomConfig(c chooser, schemas int) *effective.Config {
 			}
 		}
 		for range c.intn(4) {
-			conj := and()
+			conj := apitest.And()
 			for range c.intn(4) {
 				conj.And = append(conj.And, randomTest(c))
 			}
