@@ -29,12 +29,20 @@ func newDefaultsMetrics(reg prometheus.Registerer) (*defaultsMetrics, error) {
 			Help: "Creations or repairs of default objects that lost a race with another writer, by kind.",
 		}, []string{"kind"}),
 	}
-	for _, c := range []prometheus.Collector{m.created, m.repaired, m.conflicts} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := registerAll(reg, m.created, m.repaired, m.conflicts); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// registerAll registers every collector into reg, stopping at the first error.
+func registerAll(reg prometheus.Registerer, cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // projectionMetrics shows the projection onto kube-apiserver's native objects.
@@ -55,10 +63,8 @@ func newProjectionMetrics(reg prometheus.Registerer) (*projectionMetrics, error)
 			Help: "Writes of native flowcontrol objects, by native kind, operation (apply, delete) and result.",
 		}, []string{"kind", "operation", "result"}),
 	}
-	for _, c := range []prometheus.Collector{m.objects, m.writes} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := registerAll(reg, m.objects, m.writes); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
