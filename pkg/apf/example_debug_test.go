@@ -3,6 +3,7 @@ package apf_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/apf-operator/apf-operator/pkg/apf"
@@ -66,4 +67,35 @@ func ExampleFilter_ServeWatch() {
 	// Output:
 	// watch initialised at workload-low long-running: false
 	// error: <nil>
+}
+
+// DumpQueues lists the non-empty queues; with nothing waiting or executing, only the header.
+func ExampleFilter_DumpQueues() {
+	f, err := apf.New(apf.Options{ServerConcurrencyLimit: 600})
+	if err != nil {
+		panic(err)
+	}
+	f.Update(tenantObjects())
+	if err := f.DumpQueues(os.Stdout); err != nil {
+		panic(err)
+	}
+	// Output:
+	// RequestPriority, Width, Index, WaitingRequests, ExecutingRequests, VirtualStartSeconds, Draining
+}
+
+// SetClassificationHeaders names a classification in response headers, as Filter.Handler does,
+// for a server that serves through Filter.Serve.
+func ExampleFilter_SetClassificationHeaders() {
+	f, err := apf.New(apf.Options{ServerConcurrencyLimit: 600})
+	if err != nil {
+		panic(err)
+	}
+	f.Update(tenantObjects())
+	c := f.Explain(apf.Attributes{User: "alice", Groups: []string{"tenants"}, Verb: "get",
+		Resource: "pods", Namespace: "team-a", ResourceRequest: true})
+	h := http.Header{}
+	f.SetClassificationHeaders(h, &c)
+	fmt.Println(h.Get(apf.HeaderFlowSchema), h.Get(apf.HeaderRequestPriority))
+	// Output:
+	// tenant-workloads tenant-workloads
 }
