@@ -137,7 +137,7 @@
 // between. Once a request waits, every reading is exact (the time-stamp counter
 // where trusted, else the system clock's monotonic reading), so fair queuing and wait limits
 // are as exact as before; a request admitted on the coarse clock and finished on the exact one
-// is charged at most a tick more service. The cost is therefore the same whatever the
-// clocksource. A Clock in the Options (a fake in tests) is read exactly, every time.
+// is charged at most a tick more service. The uncontended path therefore reads no clock whose
+// cost depends on the clocksource. A Clock in the Options (a fake in tests) is read exactly, every time.
 
 package dispatch
