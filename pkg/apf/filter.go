@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -30,8 +31,8 @@ type Filter struct {
 	engine     *internalapf.Engine
 	resolver   request.Resolver
 	retryAfter time.Duration
-	calls      sync.Pool // *serveCall
-	headers    headerCache
+	calls      sync.Pool                    // *serveCall
+	headers    atomic.Pointer[headerValues] // rebuilt when the configuration changes
 }
 
 // New returns a Filter configured by opts, or an error naming the option to fix.
@@ -125,9 +126,11 @@ func (c *serveCall) execute() {
 
 func (f *Filter) serve(ctx context.Context, a *Attributes, exec func(Classification), watch bool) error {
 	c := f.calls.Get().(*serveCall)
-	defer f.calls.Put(c)
 	c.attrs, c.res, c.exec = a.internal(), internalapf.Result{}, exec
-	defer func() { c.attrs, c.res, c.exec = request.Attributes{}, internalapf.Result{}, nil }()
+	defer func() { // even if exec panics
+		c.attrs, c.res, c.exec = request.Attributes{}, internalapf.Result{}, nil
+		f.calls.Put(c)
+	}()
 	var o dispatch.Outcome
 	if watch {
 		o = f.engine.HandleWatchInto(ctx, &c.attrs, &c.res, c.run)

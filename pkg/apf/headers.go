@@ -2,7 +2,6 @@ package apf
 
 import (
 	"net/http"
-	"sync/atomic"
 
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/httpfilter"
@@ -46,6 +45,3 @@ func (f *Filter) SetClassificationHeaders(h http.Header, c *Classification) {
 	h[httpfilter.CanonicalFlowSchema] = v.of(c.FlowSchema)
 	h[httpfilter.CanonicalRequestPriority] = v.of(c.RequestPriority)
 }
-
-// headerCache is the Filter's header values, rebuilt when the configuration changes.
-type headerCache = atomic.Pointer[headerValues]
