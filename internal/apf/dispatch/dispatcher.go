@@ -160,7 +160,12 @@ func (d *Dispatcher) fastPathLocked(f *flow, hash uint64, width int, now time.Du
 	}
 	d.startedLocked(lv, width)
 	f.dispatchedLocked(0)
-	d.unlock()
+	if d.handedOver() { // d.unlock(), inlined
+		d.unlockHanded()
+	} else {
+		d.mu.Unlock()
+		d.afterUnlock()
+	}
 	d.execute(f, set, &seat, width, now, exec)
 	return Executed
 }
@@ -182,7 +187,12 @@ func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Re
 		return
 	}
 	late := d.finishLocked(f, set, seat, width, dispatchedAt, now)
-	d.unlock()
+	if d.handedOver() { // d.unlock(), inlined
+		d.unlockHanded()
+	} else {
+		d.mu.Unlock()
+		d.afterUnlock()
+	}
 	d.deleteIfUnused(f, late)
 }
 

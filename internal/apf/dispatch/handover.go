@@ -67,7 +67,12 @@ func (d *Dispatcher) lock() {
 	if !d.mu.TryLock() {
 		d.lockContended()
 	}
-	if !d.handover.empty() {
+	d.applyHanded()
+}
+
+// applyHanded applies the handed-over finishes, if any; d.mu is held.
+func (d *Dispatcher) applyHanded() {
+	if d.handover.head.Load() != nil {
 		d.applyHandedLocked()
 	}
 }
@@ -75,8 +80,38 @@ func (d *Dispatcher) lock() {
 // unlock applies the finishes handed over while d.mu was held, releases it, and takes it back
 // to apply those handed over meanwhile by goroutines that found it still held (see above).
 // Series left unused by those finishes are deleted after the lock is released, as finish
-// deletes them.
+// deletes them. The common case, nothing handed over, is kept small enough to be inlined.
 func (d *Dispatcher) unlock() {
+	if d.handedOver() {
+		d.unlockHanded()
+		return
+	}
+	d.mu.Unlock()
+	d.afterUnlock()
+}
+
+// handedOver reports whether unlock has more to do than release the lock. Admission and
+// finish, once per request each, inline unlock by hand around it: unlock itself is too large
+// for the compiler to inline, and the call cost about 1 ns each (test/benchmark, Uncontended).
+func (d *Dispatcher) handedOver() bool { return d.handover.head.Load() != nil || d.late != nil }
+
+// afterUnlock applies what was handed over while the lock was being released.
+func (d *Dispatcher) afterUnlock() {
+	if d.handover.head.Load() != nil {
+		d.relock()
+	}
+}
+
+// relock takes d.mu back, if no one else has, to apply what was handed over while it was
+// being released.
+func (d *Dispatcher) relock() {
+	if d.mu.TryLock() {
+		d.unlockHanded()
+	}
+}
+
+// unlockHanded is unlock once something was handed over; d.mu is held.
+func (d *Dispatcher) unlockHanded() {
 	for {
 		if !d.handover.empty() {
 			d.applyHandedLocked()
