@@ -17,7 +17,8 @@ GOARCH := $(shell go env GOARCH)
 LOCALBIN ?= $(CURDIR)/bin
 # Envtest control plane (kube-apiserver, etcd, kubectl), first found of: the directory in
 # $KUBEBUILDER_ASSETS; setup-envtest's store holding ENVTEST_K8S_VERSION; bin/, built from Go
-# modules by hack/build-envtest.sh (the fallback; about 18 minutes on two cores, cold).
+# modules by hack/build-envtest.sh (the fallback; about 18 minutes on two cores, cold). The store
+# is looked up at its Linux place; on macOS (a path with a space) set KUBEBUILDER_ASSETS instead.
 ENVTEST_BUILT := $(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
 SETUP_ENVTEST_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/kubebuilder-envtest/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
 envtest_complete = $(and $(wildcard $(1)/kube-apiserver),$(wildcard $(1)/etcd),$(wildcard $(1)/kubectl))
@@ -28,7 +29,7 @@ else ifneq ($(call envtest_complete,$(SETUP_ENVTEST_DIR)),)
 ENVTEST_ASSETS ?= $(SETUP_ENVTEST_DIR)
 ENVTEST_ORIGIN := setup-envtest's store
 endif
-ENVTEST_IGNORED := $(filter-out $(ENVTEST_BUILT),$(if $(ENVTEST_ORIGIN:KUBEBUILDER_ASSETS=),$(KUBEBUILDER_ASSETS),$(if $(ENVTEST_ORIGIN),,$(KUBEBUILDER_ASSETS))))
+ENVTEST_IGNORED := $(if $(filter KUBEBUILDER_ASSETS,$(ENVTEST_ORIGIN)),,$(filter-out $(ENVTEST_BUILT),$(KUBEBUILDER_ASSETS)))
 ENVTEST_ASSETS ?= $(ENVTEST_BUILT)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
