@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -142,4 +143,36 @@ func TestAppliedAutoUpdateTrueIsReportedNotFought(t *testing.T) {
 	}
 	wantCounter(t, op.registry, "apf_operator_defaults_repaired_total", kindFlowSchema, 1) // the barrier's
 	wantCounter(t, op.registry, "apf_operator_defaults_taken_over_total", kindFlowSchema, 0)
+}
+
+// TestClientSideApplyTakesOver changes a default's spec as kubectl's client-side apply does (an
+// update that records the manifest in the last-applied-configuration annotation): the object
+// is handed over as well, not reverted.
+func TestClientSideApplyTakesOver(t *testing.T) {
+	resetCluster(t)
+	op := startOperator(t, manageDefaults())
+	waitAllReady(t, defaultNames, defaultNames)
+
+	manifest := `{"apiVersion":"flowcontrol.apf-operator.io/v1alpha1","kind":"FlowSchema","metadata":{"name":"workload-low"},"spec":{"matchingPriority":1000600}}`
+	for i := range 3 {
+		updateFS(t, "workload-low", func(fs *flowv1.FlowSchema) {
+			fs.Annotations[corev1.LastAppliedConfigAnnotation] = manifest
+			fs.Spec.MatchingPriority = int32(1000600 + i)
+		})
+	}
+	eventually(t, func() error {
+		if got := getFS(t, "workload-low"); got.Annotations[flowv1.AnnotationAutoUpdate] != "false" {
+			return fmt.Errorf("not handed over yet: %v", got.Annotations)
+		}
+		return nil
+	})
+	barrier(t, "workload-high", "workload-high")
+	if got := getFS(t, "workload-low"); got.Spec.MatchingPriority != 1000602 {
+		t.Errorf("workload-low matchingPriority %d, want the applied 1000602", got.Spec.MatchingPriority)
+	}
+	if n := countEvents(t, kindFlowSchema, "workload-low", "Repaired"); n != 0 {
+		t.Errorf("FlowSchema workload-low was reverted %d times", n)
+	}
+	waitEvent(t, kindFlowSchema, "workload-low", "TakenOver")
+	wantCounter(t, op.registry, "apf_operator_defaults_taken_over_total", kindFlowSchema, 1)
 }
