@@ -32,6 +32,12 @@ type Actions struct {
 	Blocked []Blocked
 }
 
+// Object is a RequestPriority or FlowSchema as a Kubernetes client takes it.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
 // HandOver is a managed object whose spec a user declared by applying a manifest that leaves
 // the autoupdate annotation alone. Restoring the default would start a fight with the
 // applier (a GitOps tool re-applies within seconds), so the operator instead records that the
@@ -40,10 +46,7 @@ type HandOver struct {
 	Kind string
 	// Object is a copy of the actual object (generation included: the change is to apply
 	// only if the spec is still the one the plan saw).
-	Object interface {
-		metav1.Object
-		runtime.Object
-	}
+	Object Object
 	// By names the applier.
 	By string
 }
@@ -60,7 +63,7 @@ type Blocked struct {
 	Message string
 }
 
-// Empty reports whether there is nothing to create or repair.
+// Empty reports whether there is nothing to create, repair or hand over.
 func (a Actions) Empty() bool {
 	return len(a.CreateRequestPriorities) == 0 && len(a.CreateFlowSchemas) == 0 &&
 		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0
@@ -91,11 +94,8 @@ func Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 
 // drifted is a managed object whose drifted spec an applier declared.
 type drifted struct {
-	kind   string
-	object interface {
-		metav1.Object
-		runtime.Object
-	}
+	kind     string
+	object   Object
 	declared Declaration
 }
 
