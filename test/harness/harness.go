@@ -48,7 +48,18 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := env.ControlPlane.GetAPIServer().Configure()
+	dir, err := os.MkdirTemp("", "apf-operator-harness-")
+	if err != nil {
+		return nil, err
+	}
+	apiServer := env.ControlPlane.GetAPIServer()
+	// A certificate directory of our own (not envtest's throw-away one) keeps the serving
+	// certificate and the service-account keys across RestartAPIServer.
+	apiServer.CertDir = filepath.Join(dir, "kube-apiserver")
+	if err := os.Mkdir(apiServer.CertDir, 0o700); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	args := apiServer.Configure()
 	for name, value := range apiServerFlags {
 		args.Set(name, value)
 	}
@@ -58,12 +69,9 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 		LocalServingHostExternalName: "localhost"}
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
+		return nil, errors.Join(fmt.Errorf("starting the control plane: %w", err), os.RemoveAll(dir))
 	}
-	c := &Cluster{Env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl")}
-	if c.Dir, err = os.MkdirTemp("", "apf-operator-harness-"); err != nil {
-		return nil, errors.Join(err, env.Stop())
-	}
+	c := &Cluster{Env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl"), Dir: dir}
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
 	if err := os.WriteFile(c.Kubeconfig, env.KubeConfig, 0o600); err != nil {
 		return nil, errors.Join(err, c.Stop())
@@ -76,6 +84,13 @@ func (c *Cluster) Stop() error {
 	err := c.Env.Stop()
 	return errors.Join(err, os.RemoveAll(c.Dir))
 }
+
+// StopAPIServer stops kube-apiserver and leaves etcd running.
+func (c *Cluster) StopAPIServer() error { return c.Env.ControlPlane.GetAPIServer().Stop() }
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, on the same port, etcd,
+// certificates and client CA, so that existing clients and kubeconfigs reconnect unchanged.
+func (c *Cluster) StartAPIServer() error { return c.Env.ControlPlane.GetAPIServer().Start() }
 
 // KubectlRun runs kubectl against the cluster with the given stdin (may be nil) and returns
 // its standard output and standard error.
@@ -144,6 +159,19 @@ func (o *Operator) Stop(grace time.Duration) error {
 		waitErr := <-o.done
 		return fmt.Errorf("operator did not stop within %s; killed (%v)", grace, waitErr)
 	}
+}
+
+// Kill ends the operator with SIGKILL, as a node failure or the OOM killer would (no graceful
+// shutdown: a held leader-election Lease is not released), and waits for it to exit.
+func (o *Operator) Kill() error {
+	if exited, _ := o.Exited(); exited {
+		return errors.New("the operator had already exited")
+	}
+	if err := syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	o.done <- <-o.done
+	return nil
 }
 
 // Exited reports whether the process has already ended, and how.
