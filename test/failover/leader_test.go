@@ -43,7 +43,8 @@ func TestLeaderFailover(t *testing.T) {
 		takeover.Round(time.Millisecond), time.Since(renewed).Round(time.Millisecond), shortLease.duration, shortLease.retry)
 	// client-go's follower notices a renewal only when it polls (every retry period, jittered by
 	// up to 1.2x) and tries again only when it polls: the bound is lease + 2.4 retry periods.
-	if limit := shortLease.duration + shortLease.retry*12/5 + 2*time.Second; takeover > limit {
+	// The 3 s on top are for the follower's own API calls on a loaded machine.
+	if limit := shortLease.duration + shortLease.retry*12/5 + 3*time.Second; takeover > limit {
 		t.Errorf("the follower took over %s after the kill; want at most %s", takeover, limit)
 	}
 	follower.requireRunning(t)
@@ -92,13 +93,18 @@ func requireOneReconciles(t *testing.T, leader, follower *replica) {
 // both replicas' webhook servers to have answered.
 func requireBothServeAdmission(t *testing.T, a, b *replica) {
 	t.Helper()
-	ctx := context.Background()
 	for i := range 4 {
 		front.dropConnections()
-		if unreachable, err := admission(ctx, queuedLevel(fmt.Sprintf("both-%d", i), int32(6000+i)),
-			tooBigAHand(fmt.Sprintf("both-bad-%d", i), int32(6100+i))); err != nil || unreachable {
-			t.Fatalf("admission with both replicas up: unreachable %t, %v", unreachable, err)
-		}
+		// kube-apiserver may still pick a kept-alive connection the balancer just closed; the call
+		// then fails without reaching a webhook, and is retried.
+		eventually(t, 30*time.Second, "an admission call answered by a webhook", func(ctx context.Context) (bool, error) {
+			unreachable, err := admission(ctx, queuedLevel(fmt.Sprintf("both-%d", i), int32(6000+i)),
+				tooBigAHand(fmt.Sprintf("both-bad-%d", i), int32(6100+i)))
+			if err != nil {
+				t.Fatalf("admission with both replicas up: %v", err)
+			}
+			return !unreachable, nil
+		})
 	}
 	for _, r := range []*replica{a, b} {
 		if n := webhookCalls(r.metrics(t)); n == 0 {

@@ -90,7 +90,10 @@ func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, 
 		if c == nil {
 			return false, fmt.Errorf("no Ready condition yet")
 		}
-		return c.Status == status && c.Reason == reason, fmt.Errorf("Ready=%s/%s: %s", c.Status, c.Reason, c.Message)
+		if c.Status != status || c.Reason != reason {
+			return false, fmt.Errorf("Ready=%s/%s: %s", c.Status, c.Reason, c.Message)
+		}
+		return true, nil
 	})
 }
 

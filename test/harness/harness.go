@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -85,12 +87,52 @@ func (c *Cluster) Stop() error {
 	return errors.Join(err, os.RemoveAll(c.Dir))
 }
 
-// StopAPIServer stops kube-apiserver and leaves etcd running.
-func (c *Cluster) StopAPIServer() error { return c.Env.ControlPlane.GetAPIServer().Stop() }
+// KillAPIServer ends kube-apiserver with SIGKILL, as a crash or a node failure would, leaves
+// etcd running, and waits until the process is gone. (A graceful stop can take envtest's whole
+// 20 s stop timeout while clients hold watches.)
+func (c *Cluster) KillAPIServer() error {
+	apiServer := c.Env.ControlPlane.GetAPIServer()
+	pid, err := processWithArg("kube-apiserver", "--cert-dir="+apiServer.CertDir)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing kube-apiserver (pid %d): %w", pid, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			break // exited, and reaped by envtest
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kube-apiserver (pid %d) still exists 30 s after SIGKILL", pid)
+		}
+	}
+	return apiServer.Stop() // envtest's bookkeeping; the process has exited, so it returns at once
+}
 
-// StartAPIServer starts kube-apiserver again after StopAPIServer, on the same port, etcd,
+// StartAPIServer starts kube-apiserver again after KillAPIServer, on the same port, etcd,
 // certificates and client CA, so that existing clients and kubeconfigs reconnect unchanged.
 func (c *Cluster) StartAPIServer() error { return c.Env.ControlPlane.GetAPIServer().Start() }
+
+// processWithArg returns the process id of the program named name (the last element of its
+// path) that has arg among its arguments (Linux /proc).
+func processWithArg(name, arg string) (int, error) {
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		return 0, err
+	}
+	for _, dir := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil {
+			continue // ended meanwhile, or not ours to read
+		}
+		argv := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(argv[0]) == name && slices.Contains(argv, arg) {
+			return strconv.Atoi(filepath.Base(dir))
+		}
+	}
+	return 0, fmt.Errorf("no %s process with argument %s", name, arg)
+}
 
 // KubectlRun runs kubectl against the cluster with the given stdin (may be nil) and returns
 // its standard output and standard error.
