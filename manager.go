@@ -20,6 +20,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -115,9 +116,11 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
 		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
 	}
-	if f.leaderElect && !(f.leaseDuration > f.renewDeadline && f.renewDeadline > f.retryPeriod && f.retryPeriod > 0) {
-		return nil, fmt.Errorf("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > --leader-election-retry-period (%s) > 0",
-			f.leaseDuration, f.renewDeadline, f.retryPeriod)
+	// client-go's own rule: the leader must get a few jittered retries before its deadline.
+	minRenew := time.Duration(leaderelection.JitterFactor * float64(f.retryPeriod))
+	if f.leaderElect && (f.leaseDuration <= f.renewDeadline || f.renewDeadline <= minRenew || f.retryPeriod <= 0) {
+		return nil, fmt.Errorf("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > %.1f x --leader-election-retry-period (%s) > 0",
+			f.leaseDuration, f.renewDeadline, leaderelection.JitterFactor, f.retryPeriod)
 	}
 	if (f.certRotation && f.enableWebhooks || f.leaderElect) && f.namespace == "" {
 		return nil, fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
