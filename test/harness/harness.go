@@ -112,7 +112,12 @@ func (c *Cluster) KillAPIServer() error {
 
 // StartAPIServer starts kube-apiserver again after KillAPIServer, on the same port, etcd,
 // certificates and client CA, so that existing clients and kubeconfigs reconnect unchanged.
-func (c *Cluster) StartAPIServer() error { return c.Env.ControlPlane.GetAPIServer().Start() }
+// Its start timeout is longer than envtest's default 20 s, which a loaded machine can exceed.
+func (c *Cluster) StartAPIServer() error {
+	apiServer := c.Env.ControlPlane.GetAPIServer()
+	apiServer.StartTimeout = 2 * time.Minute
+	return apiServer.Start()
+}
 
 // processWithArg returns the process id of the program named name (the last element of its
 // path) that has arg among its arguments (Linux /proc).
