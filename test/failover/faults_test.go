@@ -167,7 +167,8 @@ func TestWebhookDown(t *testing.T) {
 }
 
 // setFailurePolicy sets the failure policy of every webhook of the installed configuration and
-// waits until kube-apiserver applies it (a probe write is answered the new way).
+// waits until kube-apiserver applies it. No replica may be serving: the probe, a dry-run create,
+// must then fail to reach a webhook under Fail and pass under Ignore.
 func setFailurePolicy(t *testing.T, policy admissionregistrationv1.FailurePolicyType) {
 	t.Helper()
 	ctx := context.Background()
@@ -182,13 +183,15 @@ func setFailurePolicy(t *testing.T, policy admissionregistrationv1.FailurePolicy
 	if err := k8s.Patch(ctx, &cfg, patch); err != nil {
 		t.Fatal(err)
 	}
-	if policy != admissionregistrationv1.Ignore {
-		return
-	}
 	eventually(t, 30*time.Second, "kube-apiserver to apply failurePolicy "+string(policy), func(ctx context.Context) (bool, error) {
-		probe := queuedLevel("policy-probe", 3999)
-		err := k8s.Create(ctx, probe, client.DryRunAll)
-		return err == nil, err
+		err := k8s.Create(ctx, queuedLevel("policy-probe", 3999), client.DryRunAll)
+		if policy == admissionregistrationv1.Ignore {
+			return err == nil, err
+		}
+		if !isUnreachable(err) {
+			return false, fmt.Errorf("the probe got %v, want a failed webhook call", err)
+		}
+		return true, nil
 	})
 }
 
