@@ -20,6 +20,10 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
 		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},
 		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
+		{[]string{"manager", "--namespace=x", "--leader-election-lease-duration=5s", "--leader-election-renew-deadline=5s"}, 2,
+			"--leader-election-lease-duration (5s) > --leader-election-renew-deadline (5s)"},
+		{[]string{"manager", "--namespace=x", "--leader-election-renew-deadline=2s", "--leader-election-retry-period=2s"}, 2,
+			"> 1.2 x --leader-election-retry-period (2s) > 0"},
 		{[]string{"prune-native", "--help"}, 0, "prune-native"},
 		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
 	}
