@@ -25,6 +25,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
 // This file checks the promise of the package: a FlowSchema is projected only when the native
@@ -1370,7 +1371,7 @@ func TestProjectionSingleTests(t *testing.T) {
 			// the implicit system-top and not in effect.
 			inEffect := len(fss)
 			for i := range fss {
-				if effective.MastersOnly(fss[i].Spec.Match) {
+				if validation.MastersOnly(fss[i].Spec.Match) {
 					inEffect--
 				}
 			}

@@ -291,7 +291,7 @@ func (c *Config) resolveSchema(fs *flowv1.FlowSchema, actual, backstops map[stri
 	if errs, _ := validation.FlowSchemaAgainstPriority(&fs.Spec, p.specForValidation(), spec); len(errs) > 0 {
 		return ignored(flowv1.ReasonInvalidSpec, errs.ToAggregate().Error()), nil
 	}
-	if !p.Exempt() && MastersOnly(fs.Spec.Match) {
+	if !p.Exempt() && validation.MastersOnly(fs.Spec.Match) {
 		return ignored(flowv1.ReasonOverriddenByMastersSchema, fmt.Sprintf(
 			"every request this FlowSchema matches is of group %s, which the implicit FlowSchema %q sends "+
 				"to the exempt level ahead of every FlowSchema, so RequestPriority %q (level %d) never gets one: "+

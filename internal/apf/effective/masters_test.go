@@ -65,26 +65,3 @@ func TestMastersSchemaAheadOfEverySchema(t *testing.T) {
 		t.Errorf("a masters-only schema at the exempt level: status %+v, want in effect", st)
 	}
 }
-
-func TestMastersOnly(t *testing.T) {
-	other := flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: []string{"system:nodes"}}}
-	both := flowv1.AtomicTest{SuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: []string{"a", MastersGroup}}}
-	negated := flowv1.AtomicTest{NotSuperSet: &flowv1.SetTest{Field: flowv1.FieldGroups, Set: []string{MastersGroup}}}
-	for _, tc := range []struct {
-		name  string
-		match []flowv1.Conjunction
-		want  bool
-	}{
-		{"no conjunction", nil, false},
-		{"everything", []flowv1.Conjunction{and()}, false},
-		{"masters", []flowv1.Conjunction{and(mastersTest)}, true},
-		{"masters among other groups", []flowv1.Conjunction{and(other, both)}, true},
-		{"another group", []flowv1.Conjunction{and(other)}, false},
-		{"not masters", []flowv1.Conjunction{and(negated)}, false},
-		{"one conjunction without masters", []flowv1.Conjunction{and(mastersTest), and(other)}, false},
-	} {
-		if got := MastersOnly(tc.match); got != tc.want {
-			t.Errorf("%s: MastersOnly = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}

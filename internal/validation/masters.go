@@ -1,4 +1,4 @@
-package effective
+package validation
 
 import (
 	"slices"
@@ -8,8 +8,9 @@ import (
 
 // MastersOnly reports whether every request match can match is of group system:masters: every
 // conjunction holds a superSet test on groups that lists MastersGroup. Such requests go to the
-// implicit FlowSchema system-top before any FlowSchema is tried. An empty match (which matches
-// nothing) is not MastersOnly.
+// implicit FlowSchema system-top (internal/apf/effective) before any FlowSchema is tried, so a
+// FlowSchema at a non-exempt level with such a match never takes a request. An empty match
+// (which matches nothing) is not MastersOnly.
 func MastersOnly(match []flowv1.Conjunction) bool {
 	if len(match) == 0 {
 		return false
