@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
 // invalid returns nil for no errors, else the Invalid status error kubectl renders with
@@ -35,4 +36,12 @@ func requestUser(ctx context.Context) (authenticationv1.UserInfo, error) {
 		return authenticationv1.UserInfo{}, apierrors.NewBadRequest("admission request missing from the context: " + err.Error())
 	}
 	return req.UserInfo, nil
+}
+
+// operation names a create (old == nil) or an update for ExemptAccess messages.
+func operation[T any](old *T) validation.Operation {
+	if old == nil {
+		return validation.OperationCreate
+	}
+	return validation.OperationUpdate
 }

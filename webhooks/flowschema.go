@@ -10,10 +10,11 @@ import (
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-flowschema,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=flowschemas,verbs=create;update,versions=v1alpha1,name=vflowschema.flowcontrol.apf-operator.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-flowschema,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=flowschemas,verbs=create;update;delete,versions=v1alpha1,name=vflowschema.flowcontrol.apf-operator.io,admissionReviewVersions=v1
 
 // FlowSchemaValidator admits FlowSchema objects: every rule of validation.FlowSchema against
-// the stored objects, and ExemptAccess for FlowSchemas that refer to the exempt level.
+// the stored objects, and ExemptAccess for FlowSchemas that refer to the exempt level and for
+// the reserved names on create, update and delete.
 type FlowSchemaValidator struct {
 	// Objects are the stored objects (the manager's cache).
 	Objects validation.Objects
@@ -35,10 +36,19 @@ func (v *FlowSchemaValidator) ValidateUpdate(ctx context.Context, old, obj *v1al
 	return v.validate(ctx, old, obj)
 }
 
-// ValidateDelete implements admission.Validator; deletion is not checked (the webhook is not
-// registered for it).
-func (v *FlowSchemaValidator) ValidateDelete(context.Context, *v1alpha1.FlowSchema) (admission.Warnings, error) {
-	return nil, nil
+// ValidateDelete implements admission.Validator: only the users ExemptAccess allows may delete
+// a FlowSchema that refers to the exempt level or one with a reserved name.
+func (v *FlowSchemaValidator) ValidateDelete(ctx context.Context, obj *v1alpha1.FlowSchema) (admission.Warnings, error) {
+	user, err := requestUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	denied, err := v.Access.FlowSchemaDelete(ctx, user, obj, v.Objects)
+	if err != nil {
+		return nil, lookupError(err)
+	}
+	errs := append(v.Access.ReservedName(user, validation.OperationDelete, "FlowSchema", obj.Name), denied...)
+	return nil, invalid("FlowSchema", obj.Name, errs)
 }
 
 // validate checks a create (old == nil) or an update.
@@ -55,7 +65,7 @@ func (v *FlowSchemaValidator) validate(ctx context.Context, old, obj *v1alpha1.F
 	if err != nil {
 		return nil, lookupError(err)
 	}
-	errs = append(denied, errs...)
+	errs = append(append(v.Access.ReservedName(user, operation(old), "FlowSchema", obj.Name), denied...), errs...)
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("FlowSchema", obj.Name, native.MatchErrors(&obj.Spec))...)
 	}

@@ -10,10 +10,11 @@ import (
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-requestpriority,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=requestpriorities,verbs=create;update,versions=v1alpha1,name=vrequestpriority.flowcontrol.apf-operator.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-requestpriority,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=requestpriorities,verbs=create;update;delete,versions=v1alpha1,name=vrequestpriority.flowcontrol.apf-operator.io,admissionReviewVersions=v1
 
 // RequestPriorityValidator admits RequestPriority objects: every rule of
-// validation.RequestPriority against the stored objects, and ExemptAccess for level 0.
+// validation.RequestPriority against the stored objects, and ExemptAccess for level 0 and the
+// reserved names on create, update and delete.
 type RequestPriorityValidator struct {
 	// Objects are the stored objects (the manager's cache).
 	Objects validation.Objects
@@ -35,10 +36,16 @@ func (v *RequestPriorityValidator) ValidateUpdate(ctx context.Context, old, obj 
 	return v.validate(ctx, old, obj)
 }
 
-// ValidateDelete implements admission.Validator; deletion is not checked (the webhook is not
-// registered for it).
-func (v *RequestPriorityValidator) ValidateDelete(context.Context, *v1alpha1.RequestPriority) (admission.Warnings, error) {
-	return nil, nil
+// ValidateDelete implements admission.Validator: only the users ExemptAccess allows may delete
+// a level-0 RequestPriority or one with a reserved name.
+func (v *RequestPriorityValidator) ValidateDelete(ctx context.Context, obj *v1alpha1.RequestPriority) (admission.Warnings, error) {
+	user, err := requestUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	errs := append(v.Access.ReservedName(user, validation.OperationDelete, "RequestPriority", obj.Name),
+		v.Access.RequestPriorityDelete(user, obj)...)
+	return nil, invalid("RequestPriority", obj.Name, errs)
 }
 
 // validate checks a create (old == nil) or an update.
@@ -51,7 +58,8 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 	if err != nil {
 		return nil, lookupError(err)
 	}
-	errs = append(v.Access.RequestPriority(user, old, obj), errs...)
+	errs = append(append(v.Access.ReservedName(user, operation(old), "RequestPriority", obj.Name),
+		v.Access.RequestPriority(user, old, obj)...), errs...)
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)
 	}

@@ -114,7 +114,8 @@ func (s *suite) startManager() error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := SetupWithManager(mgr, Options{NativeWarnings: true}); err != nil {
+	if err := SetupWithManager(mgr, Options{NativeWarnings: true,
+		ExemptGroups: []string{"system:masters", suiteExemptGroup}}); err != nil {
 		return err
 	}
 	go func() { s.done <- mgr.Start(ctx) }()

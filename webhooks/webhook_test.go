@@ -256,7 +256,7 @@ func (s *suite) grantAPFWriter(t *testing.T, user string) {
 	ctx := context.Background()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "apf-writer-" + user}, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{v1alpha1.GroupVersion.Group}, Resources: []string{"requestpriorities", "flowschemas"},
-		Verbs: []string{"get", "list", "watch", "create", "update", "patch"},
+		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"},
 	}}}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "apf-writer-" + user},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},

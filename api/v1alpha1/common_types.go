@@ -21,6 +21,11 @@ const (
 	// ReasonRequestPriorityNotInEffect: the FlowSchema refers to a RequestPriority that exists
 	// but is ignored (duplicate level or invalid spec); the FlowSchema matches nothing.
 	ReasonRequestPriorityNotInEffect = "RequestPriorityNotInEffect"
+	// ReasonOverriddenByMastersSchema: every request the FlowSchema matches is of group
+	// system:masters, which the implicit FlowSchema system-top sends to the exempt level ahead
+	// of every FlowSchema, and the FlowSchema's own level is not exempt: it never takes a
+	// request, so the filter ignores it.
+	ReasonOverriddenByMastersSchema = "OverriddenByMastersSchema"
 
 	// ConditionProjected is True when the object is enforced by kube-apiserver through its
 	// projection onto flowcontrol.apiserver.k8s.io/v1 (status.nativeName names the native

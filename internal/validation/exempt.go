@@ -15,10 +15,11 @@ import (
 // MastersGroup is the group that may always configure the exempt level by default.
 const MastersGroup = "system:masters"
 
-// ExemptAccess says who may create or update objects that configure the exempt level 0, in the
-// spirit of the system PriorityClasses: a level-0 RequestPriority, and a FlowSchema that refers
-// (or referred, before the update) to one. Such objects decide which requests escape every
-// limit, so only the listed users and the members of the listed groups may change them.
+// ExemptAccess says who may create, update or delete objects that configure the exempt level 0,
+// in the spirit of the system PriorityClasses: a level-0 RequestPriority, and a FlowSchema that
+// refers (or referred, before the update) to one. Such objects decide which requests escape
+// every limit, so only the listed users and the members of the listed groups may change them;
+// the same users alone may touch the objects with reserved names (ReservedName).
 type ExemptAccess struct {
 	// Groups whose members are allowed (for example system:masters).
 	Groups []string

@@ -23,10 +23,16 @@ func FlowSchemaAgainstPriority(spec *v1alpha1.FlowSchemaSpec, rp *v1alpha1.Reque
 			"(its requests fall through to the backstops) until it exists; create it or fix the name",
 			fldPath.Child("requestPriority", "name"), name)}
 	}
-	if spec.FlowDistinguisher == nil || AcceptsDistinguisher(rp) {
-		return nil, nil
+	if rp.PriorityLevel != v1alpha1.ExemptPriorityLevel && MastersOnly(spec.Match) {
+		warnings = append(warnings, fmt.Sprintf("%s: every request this FlowSchema matches is of group %s, which the "+
+			"implicit FlowSchema %q sends to the exempt level ahead of every FlowSchema: it never takes a request "+
+			"and is reported as OverriddenByMastersSchema; refer to a level-0 RequestPriority or delete it",
+			fldPath.Child("match"), MastersGroup, BackstopExemptName))
 	}
-	return field.ErrorList{field.Forbidden(fldPath.Child("flowDistinguisher"), distinguisherRefusal(name, rp))}, nil
+	if spec.FlowDistinguisher == nil || AcceptsDistinguisher(rp) {
+		return nil, warnings
+	}
+	return field.ErrorList{field.Forbidden(fldPath.Child("flowDistinguisher"), distinguisherRefusal(name, rp))}, warnings
 }
 
 // distinguisherRefusal explains why a RequestPriority takes no flow distinguisher.

@@ -54,3 +54,19 @@ func TestFlowSchemaAgainstMissingPriorityWarns(t *testing.T) {
 		t.Fatalf("warnings = %q, want one naming the missing RequestPriority", warnings)
 	}
 }
+
+func TestFlowSchemaOverriddenByMastersWarns(t *testing.T) {
+	fs := schema()
+	fs.FlowDistinguisher = nil
+	fs.Match = []v1alpha1.Conjunction{{And: []v1alpha1.AtomicTest{
+		{SuperSet: &v1alpha1.SetTest{Field: v1alpha1.FieldGroups, Set: []string{MastersGroup}}}}}}
+	queuedLevel, exempt := queued(1000), v1alpha1.RequestPrioritySpec{PriorityLevel: 0}
+	_, warnings := FlowSchemaAgainstPriority(&fs, &queuedLevel, specPath)
+	if len(warnings) != 1 || !strings.HasPrefix(warnings[0],
+		`spec.match: every request this FlowSchema matches is of group system:masters, which the implicit FlowSchema "system-top"`) {
+		t.Errorf("queued level: warnings = %q, want one about the implicit system-top", warnings)
+	}
+	if _, warnings := FlowSchemaAgainstPriority(&fs, &exempt, specPath); len(warnings) != 0 {
+		t.Errorf("exempt level: warnings = %q, want none (the implicit schema sends them there too)", warnings)
+	}
+}

@@ -58,6 +58,11 @@ func (a *Attributes) internal() request.Attributes {
 type Classification struct {
 	// FlowSchema is the name of the matching FlowSchema (or of a backstop).
 	FlowSchema string `json:"flowSchema"`
+	// Backstop is true when FlowSchema is an implicit schema, not an API object: system-top,
+	// which takes every request of system:masters to the exempt level ahead of every
+	// FlowSchema (so no configuration can lock administrators out), or non-top-backstop, which
+	// takes the requests no FlowSchema matches.
+	Backstop bool `json:"backstop,omitempty"`
 	// RequestPriority is the name of the FlowSchema's RequestPriority.
 	RequestPriority string `json:"requestPriority"`
 	// Distinguisher is the flow distinguisher (user name, namespace, or empty).
@@ -85,7 +90,7 @@ func classificationOf(r *internalapf.Result) Classification {
 	if r.Schema == nil {
 		return Classification{}
 	}
-	return Classification{FlowSchema: r.Schema.Name, RequestPriority: r.Schema.Priority.Name,
+	return Classification{FlowSchema: r.Schema.Name, Backstop: r.Schema.Backstop, RequestPriority: r.Schema.Priority.Name,
 		Distinguisher: r.Distinguisher, Width: r.Width, Exempt: r.Schema.Priority.Exempt(), LongRunning: r.LongRunning}
 }
 

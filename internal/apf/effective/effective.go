@@ -17,9 +17,13 @@
 //     by name. Unresolved: the FlowSchema matches nothing (ReasonRequestPriorityNotFound, or
 //     ReasonRequestPriorityNotInEffect when the named object exists but is ignored). A
 //     FlowSchema whose distinguisher its RequestPriority cannot take is ignored: ReasonInvalidSpec.
-//   - A request whose groups include system:masters goes to backstop FlowSchema system-top (the
-//     exempt level) ahead of every actual FlowSchema, an implicit schema no configuration can
-//     override (DESIGN.md; kube-apiserver's mandatory exempt FlowSchema does the same). A
+//   - A request whose groups include system:masters goes to the implicit FlowSchema system-top
+//     (Config.MastersBackstop) ahead of every actual FlowSchema, at the level-0 RequestPriority
+//     in effect (the oldest actual one, else backstop system-top): no configuration can lock
+//     administrators out (DESIGN.md; kube-apiserver's mandatory exempt FlowSchema, precedence 1,
+//     does the same natively). An actual FlowSchema at a non-exempt level that matches only
+//     system:masters requests would never take one; it is ignored:
+//     ReasonOverriddenByMastersSchema. A
 //     request no actual FlowSchema matches goes to non-top-backstop (distinguisher: user) at
 //     the logically lowest effective level.
 package effective
@@ -286,6 +290,13 @@ func (c *Config) resolveSchema(fs *flowv1.FlowSchema, actual, backstops map[stri
 	}
 	if errs, _ := validation.FlowSchemaAgainstPriority(&fs.Spec, p.specForValidation(), spec); len(errs) > 0 {
 		return ignored(flowv1.ReasonInvalidSpec, errs.ToAggregate().Error()), nil
+	}
+	if !p.Exempt() && validation.MastersOnly(fs.Spec.Match) {
+		return ignored(flowv1.ReasonOverriddenByMastersSchema, fmt.Sprintf(
+			"every request this FlowSchema matches is of group %s, which the implicit FlowSchema %q sends "+
+				"to the exempt level ahead of every FlowSchema, so RequestPriority %q (level %d) never gets one: "+
+				"refer to a level-0 RequestPriority or delete this FlowSchema", MastersGroup, BackstopExemptName,
+			p.Name, p.Level)), nil
 	}
 	msg := fmt.Sprintf("the FlowSchema is in effect at RequestPriority %q (level %d)", p.Name, p.Level)
 	if p.Backstop {

@@ -13,7 +13,9 @@ import (
 type DebugState struct {
 	// Priorities are the RequestPriorities in effect, logically highest first.
 	Priorities []DebugPriority `json:"requestPriorities"`
-	// FlowSchemas are the FlowSchemas in effect, best match first, then the two backstops.
+	// FlowSchemas are the FlowSchemas in the order the classifier tries them: the implicit
+	// system-top for system:masters (ahead of every FlowSchema), the FlowSchemas in effect best
+	// match first, then the catch-all backstop.
 	FlowSchemas []DebugFlowSchema `json:"flowSchemas"`
 	// Dispatcher holds the levels, their queues and counts.
 	Dispatcher dispatch.State `json:"dispatcher"`
@@ -39,7 +41,8 @@ type DebugFlowSchema struct {
 	// Distinguisher is the distinguisher source (user or namespace), empty when none.
 	Distinguisher string `json:"distinguisher,omitempty"`
 	Conjunctions  int    `json:"conjunctions"`
-	Backstop      bool   `json:"backstop,omitempty"`
+	// Backstop is true for the implicit schemas, which are no API objects.
+	Backstop bool `json:"backstop,omitempty"`
 }
 
 // DebugHandler serves DebugState as JSON. It shows the configuration and queue state, including
@@ -67,7 +70,7 @@ func Debug(engine *apf.Engine) DebugState {
 			Shares: p.Shares, QueuesPerWidth: p.QueuesPerWidth, HandSize: p.HandSize,
 			QueueLengthLimit: p.QueueLengthLimit, Backstop: p.Backstop})
 	}
-	for _, s := range append(append([]*effective.Schema{}, cfg.Schemas...), cfg.MastersBackstop, cfg.CatchAll) {
+	for _, s := range append(append([]*effective.Schema{cfg.MastersBackstop}, cfg.Schemas...), cfg.CatchAll) {
 		d := DebugFlowSchema{Name: s.Name, MatchingPriority: s.MatchingPriority, RequestPriority: s.Priority.Name,
 			Conjunctions: len(s.Match), Backstop: s.Backstop}
 		if s.Distinguisher != nil {

@@ -280,7 +280,7 @@ func TestDebugHandler(t *testing.T) {
 	for _, fs := range st.FlowSchemas {
 		names = append(names, fs.Name+"->"+fs.RequestPriority)
 	}
-	if got := strings.Join(names, ","); got != "users->only,system-top->system-top,non-top-backstop->only" {
+	if got := strings.Join(names, ","); got != "system-top->system-top,users->only,non-top-backstop->only" {
 		t.Errorf("flowSchemas %s", got)
 	}
 	if len(st.Priorities) != 2 || st.Priorities[0].Name != "system-top" || !st.Priorities[0].Exempt ||
