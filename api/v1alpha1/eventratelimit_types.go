@@ -141,3 +141,10 @@ type EventRateLimitList struct {
 	// items are the EventRateLimit objects.
 	Items []EventRateLimit `json:"items"`
 }
+
+// Reasons of an EventRateLimit's Ready condition besides ReasonAccepted and ReasonInvalidSpec.
+const (
+	// ReasonEnforcementDisabled: the operator runs without the events webhook
+	// (--enable-event-rate-limit=false), so no EventRateLimit is enforced.
+	ReasonEnforcementDisabled = "EnforcementDisabled"
+)
