@@ -48,11 +48,8 @@ func (r *eventRateLimitStatus) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := r.client.Get(ctx, req.NamespacedName, &o); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	desired, enforced := r.desiredStatus(&o)
-	result := ctrl.Result{}
-	if enforced {
-		result.RequeueAfter = r.period
-	}
+	desired, requeue := r.desiredStatus(&o)
+	result := ctrl.Result{RequeueAfter: requeue}
 	if equality.Semantic.DeepEqual(o.Status, desired) {
 		return result, nil
 	}
@@ -65,9 +62,15 @@ func (r *eventRateLimitStatus) Reconcile(ctx context.Context, req reconcile.Requ
 	return result, nil
 }
 
-// desiredStatus returns the object's status and whether the engine enforces its generation
-// (false while the config reconciler has not caught up; the next period retries).
-func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.EventRateLimitStatus, bool) {
+// engineLagRetry is how soon the status is computed again when the engine does not enforce
+// the object's generation yet (the config reconciler runs in parallel).
+const engineLagRetry = 200 * time.Millisecond
+
+// desiredStatus returns the object's status and when to compute it again (zero: on the next
+// change only). While the engine has not caught up with the object's generation, the status is
+// left as it is, so that observedGeneration == generation always means the counts are this
+// generation's.
+func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.EventRateLimitStatus, time.Duration) {
 	st := *o.Status.DeepCopy()
 	st.ObservedGeneration = o.Generation
 	cond := metav1.Condition{Type: flowv1.ConditionReady, Status: metav1.ConditionTrue, Reason: flowv1.ReasonAccepted,
@@ -84,14 +87,19 @@ func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.E
 	meta.SetStatusCondition(&st.Conditions, cond)
 	if cond.Status != metav1.ConditionTrue {
 		st.AcceptedEvents, st.RejectedEvents, st.CountingSince = 0, 0, nil
-		return st, false
+		return st, 0
 	}
 	counts, ok := r.engine.Counts(o.Name)
 	if !ok || counts.Generation != o.Generation {
-		return st, true
+		return *o.Status.DeepCopy(), engineLagRetry
+	}
+	if counts.Accepted+counts.Rejected == 0 && o.Status.ObservedGeneration == o.Generation && o.Status.CountingSince != nil {
+		// Nothing counted since this replica started enforcing this generation: keep the last
+		// written counts, so that an idle restart writes nothing.
+		return st, r.period
 	}
 	st.AcceptedEvents, st.RejectedEvents = counts.Accepted, counts.Rejected
 	since := metav1.NewTime(counts.Since.Truncate(time.Second))
 	st.CountingSince = &since
-	return st, true
+	return st, r.period
 }
