@@ -35,8 +35,8 @@ var _ admission.Handler = &EventRateLimitHandler{}
 // kube-apiserver authenticated), never from the event or a header; the event is decoded only
 // when a SourceAndObject limit needs it.
 func (h *EventRateLimitHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create {
-		return admission.Allowed("")
+	if req.Operation != admissionv1.Create || (req.DryRun != nil && *req.DryRun) {
+		return admission.Allowed("") // a dry run creates no event and takes no token
 	}
 	a := eventratelimit.Attributes{Namespace: req.Namespace, User: req.UserInfo.Username}
 	if h.Engine.Uses(v1alpha1.EventRateLimitSourceAndObject) {
