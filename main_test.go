@@ -22,6 +22,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
 		{[]string{"prune-native", "--help"}, 0, "prune-native"},
 		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
+		{[]string{"manager", "--leader-elect=false", "--event-rate-limit-replicas=leader"}, 2, `--event-rate-limit-replicas="leader": use "divide" or "perReplica"`},
 	}
 	for _, c := range cases {
 		t.Setenv("POD_NAMESPACE", "")
