@@ -15,7 +15,22 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GOOS := $(shell go env GOOS)
 GOARCH := $(shell go env GOARCH)
 LOCALBIN ?= $(CURDIR)/bin
-ENVTEST_ASSETS ?= $(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
+# Envtest control plane (kube-apiserver, etcd, kubectl), first found of: the directory in
+# $KUBEBUILDER_ASSETS; setup-envtest's store holding ENVTEST_K8S_VERSION; bin/, built from Go
+# modules by hack/build-envtest.sh (the fallback; about 18 minutes on two cores, cold). The store
+# is looked up at its Linux place; on macOS (a path with a space) set KUBEBUILDER_ASSETS instead.
+ENVTEST_BUILT := $(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
+SETUP_ENVTEST_DIR ?= $(or $(XDG_DATA_HOME),$(HOME)/.local/share)/kubebuilder-envtest/k8s/$(ENVTEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
+envtest_complete = $(and $(wildcard $(1)/kube-apiserver),$(wildcard $(1)/etcd),$(wildcard $(1)/kubectl))
+ifneq ($(call envtest_complete,$(KUBEBUILDER_ASSETS)),)
+ENVTEST_ASSETS ?= $(KUBEBUILDER_ASSETS)
+ENVTEST_ORIGIN := KUBEBUILDER_ASSETS
+else ifneq ($(call envtest_complete,$(SETUP_ENVTEST_DIR)),)
+ENVTEST_ASSETS ?= $(SETUP_ENVTEST_DIR)
+ENVTEST_ORIGIN := setup-envtest's store
+endif
+ENVTEST_IGNORED := $(if $(filter KUBEBUILDER_ASSETS,$(ENVTEST_ORIGIN)),,$(filter-out $(ENVTEST_BUILT),$(KUBEBUILDER_ASSETS)))
+ENVTEST_ASSETS ?= $(ENVTEST_BUILT)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
@@ -164,8 +179,13 @@ helm-lint: $(HELM) ## Lint the Helm chart and render it with default values.
 ##@ Tools (pinned, built from Go modules, cached under bin/)
 
 .PHONY: envtest
-envtest: $(CONTROLLER_GEN) $(KUSTOMIZE) $(HELM) ## Build kube-apiserver, etcd and kubectl for envtest (skipped when cached).
+envtest: $(CONTROLLER_GEN) $(KUSTOMIZE) $(HELM) ## Use existing envtest binaries ($$KUBEBUILDER_ASSETS, setup-envtest's store) or build them.
+	$(if $(ENVTEST_IGNORED),@echo "envtest: ignoring KUBEBUILDER_ASSETS=$(ENVTEST_IGNORED): one of kube-apiserver/etcd/kubectl is missing there")
+ifeq ($(ENVTEST_ASSETS),$(ENVTEST_BUILT))
 	hack/build-envtest.sh $(ENVTEST_K8S_VERSION) $(LOCALBIN)
+else
+	@echo "envtest: using $$($(ENVTEST_ASSETS)/kube-apiserver --version) from $(ENVTEST_ASSETS) ($(ENVTEST_ORIGIN)); the project tests with v$(ENVTEST_K8S_VERSION)"
+endif
 
 .PHONY: tools
 tools: envtest $(GOLANGCI_LINT) ## Build every tool.

@@ -20,6 +20,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -40,6 +41,9 @@ import (
 type managerFlags struct {
 	leaderElect        bool
 	leaderElectionID   string
+	leaseDuration      time.Duration
+	renewDeadline      time.Duration
+	retryPeriod        time.Duration
 	metricsAddr        string
 	probeAddr          string
 	webhookPort        int
@@ -70,6 +74,13 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"Elect a leader so that one replica reconciles at a time (webhooks are served by every replica).")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "apf-operator.flowcontrol.apf-operator.io",
 		"Name of the Lease used for leader election.")
+	// The defaults are controller-runtime's (and kube-controller-manager's); tests shorten them.
+	fs.DurationVar(&f.leaseDuration, "leader-election-lease-duration", 15*time.Second,
+		"How long a follower waits after the leader's last renewal before it takes the Lease over.")
+	fs.DurationVar(&f.renewDeadline, "leader-election-renew-deadline", 10*time.Second,
+		"How long the leader keeps retrying to renew the Lease before it gives up leadership (and exits).")
+	fs.DurationVar(&f.retryPeriod, "leader-election-retry-period", 2*time.Second,
+		"How often candidates try to acquire, and the leader to renew, the Lease.")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8443",
 		`Address of the metrics endpoint, served over HTTPS with Kubernetes authentication and authorization; "0" disables it.`)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
@@ -111,6 +122,12 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if err := f.eventRateLimit.check(); err != nil {
 		return nil, err
+	}
+	// client-go's own rule: the leader must get a few jittered retries before its deadline.
+	minRenew := time.Duration(leaderelection.JitterFactor * float64(f.retryPeriod))
+	if f.leaderElect && (f.leaseDuration <= f.renewDeadline || f.renewDeadline <= minRenew || f.retryPeriod <= 0) {
+		return nil, fmt.Errorf("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > %.1f x --leader-election-retry-period (%s) > 0",
+			f.leaseDuration, f.renewDeadline, leaderelection.JitterFactor, f.retryPeriod)
 	}
 	if (f.certRotation && f.enableWebhooks || f.leaderElect) && f.namespace == "" {
 		return nil, fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
@@ -174,6 +191,9 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		LeaderElectionID:              f.leaderElectionID,
 		LeaderElectionNamespace:       f.namespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &f.leaseDuration,
+		RenewDeadline:                 &f.renewDeadline,
+		RetryPeriod:                   &f.retryPeriod,
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +34,9 @@ func (r *defaultsReconciler) apply(ctx context.Context, a defaults.Actions) erro
 	for i := range a.RepairFlowSchemas {
 		fs := &a.RepairFlowSchemas[i]
 		errs = append(errs, r.repair(ctx, fs, fs.Spec, kindFlowSchema))
+	}
+	for _, h := range a.HandOvers {
+		errs = append(errs, r.handOver(ctx, h))
 	}
 	return errors.Join(errs...)
 }
@@ -110,20 +114,72 @@ func (r *defaultsReconciler) repair(ctx context.Context, obj client.Object, spec
 	}
 }
 
-// reportBlocked emits a warning the first time an object becomes unrepairable (or its reason
-// changes) and forgets objects that are no longer blocked.
-func (r *defaultsReconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority) {
+// handOver records that the user took a default object over by applying their own spec: it
+// sets the autoupdate annotation to "false" (with the same preconditions as a repair), so that
+// the operator never restores that spec and the applier's next apply changes nothing.
+func (r *defaultsReconciler) handOver(ctx context.Context, h defaults.HandOver) error {
+	obj, ok := h.Object.(client.Object)
+	if !ok {
+		return fmt.Errorf("%s %s: not a client.Object", h.Kind, h.Object.GetName())
+	}
+	log := logf.FromContext(ctx).WithValues(h.Kind, klog.KObj(obj))
+	patch, err := handOverPatch(obj.GetGeneration())
+	if err != nil {
+		return err
+	}
+	err = r.client.Patch(ctx, obj, patch)
+	switch {
+	case err == nil:
+		r.pending.expect(obj)
+		r.metrics.takenOver.WithLabelValues(h.Kind).Inc()
+		log.Info("Default object taken over by an applied manifest; no longer restoring its spec", "appliedBy", h.By)
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "TakenOver", "HandOverDefault",
+			"The spec of %s %s was applied by %s, so the object is now yours: the operator set annotation %s to \"false\" and no longer restores the default spec",
+			h.Kind, obj.GetName(), h.By, flowv1.AnnotationAutoUpdate)
+		return nil
+	case preconditionFailed(err):
+		r.metrics.conflicts.WithLabelValues(h.Kind).Inc()
+		log.Info("Default object changed while being handed over; deciding again", "cause", err.Error())
+		return nil
+	case apierrors.IsNotFound(err):
+		return nil
+	default:
+		return err
+	}
+}
+
+// reportBlocked emits a warning the first time an object is blocked (or its reason changes)
+// and forgets objects that are no longer blocked.
+func (r *defaultsReconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) {
 	now := make(map[string]string, len(blocked))
 	for _, b := range blocked {
-		now[b.Name] = b.Message
-		if r.blocked[b.Name] == b.Message {
+		key := b.Kind + "/" + b.Name
+		now[key] = b.Message
+		if r.blocked[key] == b.Message {
 			continue
 		}
-		for i := range rps {
-			if rps[i].Name == b.Name {
-				r.recorder.Eventf(&rps[i], nil, corev1.EventTypeWarning, "RepairBlocked", "RepairDefault", "%s", b.Message)
-			}
+		if obj := findByName(b.Kind, b.Name, rps, fss); obj != nil {
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "RepairBlocked", "RepairDefault", "%s", b.Message)
 		}
 	}
 	r.blocked = now
+}
+
+// findByName returns the object of the kind and name among the listed ones, or nil.
+func findByName(kind, name string, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) client.Object {
+	switch kind {
+	case kindRequestPriority:
+		for i := range rps {
+			if rps[i].Name == name {
+				return &rps[i]
+			}
+		}
+	case kindFlowSchema:
+		for i := range fss {
+			if fss[i].Name == name {
+				return &fss[i]
+			}
+		}
+	}
+	return nil
 }

@@ -31,8 +31,9 @@ type defaultsReconciler struct {
 	recorder events.EventRecorder
 	metrics  *defaultsMetrics
 	resync   time.Duration
-	// pending holds the writes the cache has not shown yet; blocked the unrepairable objects
-	// already reported. Both are touched by one worker only, pending also by event handlers.
+	// pending holds the writes the cache has not shown yet; blocked the blocked objects already
+	// reported, by kind/name. Both are touched by one worker only, pending also by event
+	// handlers.
 	pending *expectations
 	blocked map[string]string
 }
@@ -83,7 +84,7 @@ func (r *defaultsReconciler) Reconcile(ctx context.Context, _ reconcile.Request)
 		return ctrl.Result{}, err
 	}
 	actions := defaults.Plan(rps.Items, fss.Items)
-	r.reportBlocked(actions.Blocked, rps.Items)
+	r.reportBlocked(actions.Blocked, rps.Items, fss.Items)
 	if err := r.apply(ctx, actions); err != nil {
 		return ctrl.Result{}, err
 	}

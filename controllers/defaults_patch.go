@@ -26,17 +26,35 @@ var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 // repairPatch replaces the spec, provided the object still has the given generation, the
 // managed-by label and autoupdate "true".
 func repairPatch(generation int64, spec any) (client.Patch, error) {
-	ops := []jsonPatchOp{
+	return jsonPatch(append(ownedPreconditions(generation), jsonPatchOp{Op: "replace", Path: "/spec", Value: spec}))
+}
+
+// autoUpdatePointer is the JSON pointer of the autoupdate annotation.
+var autoUpdatePointer = "/metadata/annotations/" + pointerEscaper.Replace(flowv1.AnnotationAutoUpdate)
+
+// ownedPreconditions are the tests of a patch that applies only while the object is the one
+// the plan saw: same generation, managed-by label, autoupdate "true".
+func ownedPreconditions(generation int64) []jsonPatchOp {
+	return []jsonPatchOp{
 		{Op: "test", Path: "/metadata/generation", Value: generation},
 		{Op: "test", Path: "/metadata/labels/" + pointerEscaper.Replace(flowv1.LabelManagedBy), Value: flowv1.ManagedByValue},
-		{Op: "test", Path: "/metadata/annotations/" + pointerEscaper.Replace(flowv1.AnnotationAutoUpdate), Value: "true"},
-		{Op: "replace", Path: "/spec", Value: spec},
+		{Op: "test", Path: autoUpdatePointer, Value: "true"},
 	}
+}
+
+func jsonPatch(ops []jsonPatchOp) (client.Patch, error) {
 	data, err := json.Marshal(ops)
 	if err != nil {
 		return nil, err
 	}
 	return client.RawPatch(types.JSONPatchType, data), nil
+}
+
+// handOverPatch sets the autoupdate annotation to "false", provided the object still has the
+// given generation (the declared spec the plan saw), the managed-by label and autoupdate "true".
+func handOverPatch(generation int64) (client.Patch, error) {
+	return jsonPatch(append(ownedPreconditions(generation),
+		jsonPatchOp{Op: "replace", Path: autoUpdatePointer, Value: "false"}))
 }
 
 // preconditionFailed reports whether a repair patch was refused because the object changed:

@@ -33,6 +33,8 @@
 //   - apf_operator_defaults_conflicts_total{kind}: creations or repairs that lost a race with
 //     another writer: a creation refused with AlreadyExists, or a repair refused because the
 //     object changed after the decision; the change triggers a new decision.
+//   - apf_operator_defaults_taken_over_total{kind}: default objects handed over to the user
+//     because an applied manifest set their spec (annotation autoupdate-spec set to "false").
 //   - apf_operator_projection_objects{kind,state}: objects by projection state.
 //   - apf_operator_projection_writes_total{kind,operation,result}: writes of native objects.
 package controllers

@@ -11,6 +11,7 @@ type defaultsMetrics struct {
 	created   *prometheus.CounterVec
 	repaired  *prometheus.CounterVec
 	conflicts *prometheus.CounterVec
+	takenOver *prometheus.CounterVec
 }
 
 // newDefaultsMetrics creates the defaults metrics and registers them into reg.
@@ -28,8 +29,12 @@ func newDefaultsMetrics(reg prometheus.Registerer) (*defaultsMetrics, error) {
 			Name: "apf_operator_defaults_conflicts_total",
 			Help: "Creations or repairs of default objects that lost a race with another writer, by kind.",
 		}, []string{"kind"}),
+		takenOver: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apf_operator_defaults_taken_over_total",
+			Help: "Default objects handed over to the user because an applied manifest (server-side or kubectl apply) set their spec, by kind.",
+		}, []string{"kind"}),
 	}
-	if err := registerAll(reg, m.created, m.repaired, m.conflicts); err != nil {
+	if err := registerAll(reg, m.created, m.repaired, m.conflicts, m.takenOver); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -19,8 +19,10 @@ DEST="$OUT/k8s/${KUBE_VERSION}-${GOOS}-${GOARCH}"
 mkdir -p "$DEST"
 DEST=$(cd "$DEST" && pwd)
 
+# grep reads the whole output (no -q): with pipefail, grep -q exiting at the first match can
+# kill the writer with SIGPIPE and make a cached binary look stale.
 has_version() { # binary, expected substring of its --version output
-  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q -- "$2"
+  [ -x "$1" ] && "$1" --version 2>/dev/null | grep -- "$2" >/dev/null
 }
 
 ldflags_kube() {
@@ -33,7 +35,7 @@ ldflags_kube() {
 
 build_kube() {
   if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}" && [ -x "$DEST/kubectl" ] &&
-    "$DEST/kubectl" version --client 2>/dev/null | grep -q "v${KUBE_VERSION}"; then
+    "$DEST/kubectl" version --client 2>/dev/null | grep "v${KUBE_VERSION}" >/dev/null; then
     echo "kube-apiserver and kubectl v${KUBE_VERSION}: cached"
     return
   fi

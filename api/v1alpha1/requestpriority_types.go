@@ -7,14 +7,21 @@ import (
 // RequestPrioritySpec is a priority level and, for a non-exempt level, how its share of the
 // server's concurrency is assured and how its requests queue.
 //
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !(has(self.assuredConcurrencyShares) || has(self.queuesPerWidth) || has(self.handSize) || has(self.queueLengthLimit))",message="priorityLevel 0 is the exempt level and takes no queuing fields: remove assuredConcurrencyShares, queuesPerWidth, handSize and queueLengthLimit, or use a priorityLevel above 0"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !(has(self.lendablePercent) || has(self.borrowingLimitPercent))",message="priorityLevel 0 is the exempt level and neither lends nor borrows: remove lendablePercent and borrowingLimitPercent, or use a priorityLevel above 0"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.assuredConcurrencyShares)",message="assuredConcurrencyShares is required when priorityLevel > 0: set it (for example 10)"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queuesPerWidth)",message="queuesPerWidth is required when priorityLevel > 0: set it (for example 64, with a handSize)"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queueLengthLimit)",message="queueLengthLimit is required when priorityLevel > 0: set it (for example 50)"
-// +kubebuilder:validation:XValidation:rule="!has(self.queuesPerWidth) || self.queuesPerWidth <= 1 || has(self.handSize)",message="handSize is required when queuesPerWidth > 1: set it (for example 6)"
-// +kubebuilder:validation:XValidation:rule="!has(self.handSize) || (has(self.queuesPerWidth) && self.queuesPerWidth > 1)",message="handSize is allowed only when queuesPerWidth > 1: remove handSize or raise queuesPerWidth"
-// +kubebuilder:validation:XValidation:rule="!has(self.handSize) || !has(self.queuesPerWidth) || self.handSize <= self.queuesPerWidth",message="handSize must not exceed queuesPerWidth: lower handSize or raise queuesPerWidth"
+// Every rule names the field it is about (fieldPath), as the offline validator does; at the
+// exempt level 0 only the exempt-level rules apply.
+//
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.assuredConcurrencyShares)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove assuredConcurrencyShares, or use a priorityLevel above 0",fieldPath=".assuredConcurrencyShares",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.queuesPerWidth)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove queuesPerWidth, or use a priorityLevel above 0",fieldPath=".queuesPerWidth",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.handSize)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove handSize, or use a priorityLevel above 0",fieldPath=".handSize",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.queueLengthLimit)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove queueLengthLimit, or use a priorityLevel above 0",fieldPath=".queueLengthLimit",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.lendablePercent)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove lendablePercent, or use a priorityLevel above 0",fieldPath=".lendablePercent",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.borrowingLimitPercent)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove borrowingLimitPercent, or use a priorityLevel above 0",fieldPath=".borrowingLimitPercent",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.assuredConcurrencyShares)",message="required when priorityLevel > 0: set it (for example 10)",fieldPath=".assuredConcurrencyShares",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queuesPerWidth)",message="required when priorityLevel > 0: set it (for example 64, with a handSize)",fieldPath=".queuesPerWidth",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queueLengthLimit)",message="required when priorityLevel > 0: set it (for example 50)",fieldPath=".queueLengthLimit",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.queuesPerWidth) || self.queuesPerWidth <= 1 || has(self.handSize)",message="required when queuesPerWidth > 1: set it (for example 6), or set queuesPerWidth to 1",fieldPath=".handSize",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || (has(self.queuesPerWidth) && self.queuesPerWidth > 1)",message="allowed only when queuesPerWidth > 1 (one queue has no hand to deal): remove handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || !has(self.queuesPerWidth) || self.handSize <= self.queuesPerWidth",message="must not exceed queuesPerWidth: lower handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueInvalid"
 type RequestPrioritySpec struct {
 	// priorityLevel is the logical priority of this RequestPriority's requests: 0 is the exempt,
 	// logically highest level (never queued, never limited); a numerically higher level is a

@@ -10,6 +10,11 @@
 //     "true"; while both are present, a spec that drifts from the default is restored. An
 //     object without the label, or with the annotation "false" or absent, belongs to the user
 //     and is never changed. Nothing is ever deleted.
+//   - A drifted spec that a user declared by applying a manifest (server-side apply by any
+//     field manager, or kubectl's client-side apply; see Declared) is not drift but a
+//     take-over: the object is handed over (annotation set to "false") rather than restored,
+//     so that the operator never fights a GitOps tool. If the manifest itself pins the
+//     annotation to "true", the operator changes nothing and reports the contradiction.
 //   - Creations come in an order that survives an operator stopped part-way: the objects that
 //     end the need to create (the level-0 RequestPriority, the FlowSchema naming it) last.
 //

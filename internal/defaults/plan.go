@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 )
@@ -23,23 +24,49 @@ type Actions struct {
 	CreateFlowSchemas       []v1alpha1.FlowSchema
 	RepairRequestPriorities []v1alpha1.RequestPriority
 	RepairFlowSchemas       []v1alpha1.FlowSchema
-	// Blocked lists managed objects whose drift no update can repair (see Blocked).
+	// HandOvers lists managed objects whose drifted spec a user declared by applying a
+	// manifest (see Declared): the operator marks them as the user's instead of restoring them.
+	HandOvers []HandOver
+	// Blocked lists managed objects whose drift the operator must not or cannot repair (see
+	// Blocked).
 	Blocked []Blocked
 }
 
-// Blocked is a managed object with autoupdate "true" whose drift cannot be repaired by an
-// update: a RequestPriority whose immutable priorityLevel differs from the default's. The
-// operator never deletes, so the user must delete the object or set the annotation to "false".
+// Object is a RequestPriority or FlowSchema as a Kubernetes client takes it.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// HandOver is a managed object whose spec a user declared by applying a manifest that leaves
+// the autoupdate annotation alone. Restoring the default would start a fight with the
+// applier (a GitOps tool re-applies within seconds), so the operator instead records that the
+// user took the object over: it sets the annotation to "false", which no re-apply undoes.
+type HandOver struct {
+	Kind string
+	// Object is a copy of the actual object (generation included: the change is to apply
+	// only if the spec is still the one the plan saw).
+	Object Object
+	// By names the applier.
+	By string
+}
+
+// Blocked is a managed object with autoupdate "true" whose drift the operator leaves alone
+// and reports: a RequestPriority whose immutable priorityLevel differs from the default's (no
+// update can repair it, and the operator never deletes), or an object whose applied manifest
+// sets a spec of its own together with autoupdate "true" (restoring the spec or changing the
+// annotation would fight the applier). The user must delete the object or set the annotation
+// to "false" (in the manifest, for an applied one).
 type Blocked struct {
 	Kind    string
 	Name    string
 	Message string
 }
 
-// Empty reports whether there is nothing to create or repair.
+// Empty reports whether there is nothing to create, repair or hand over.
 func (a Actions) Empty() bool {
 	return len(a.CreateRequestPriorities) == 0 && len(a.CreateFlowSchemas) == 0 &&
-		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0
+		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0
 }
 
 // Plan decides, from the actual objects, which default objects to create and which managed
@@ -52,9 +79,32 @@ func Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 	if !refersToExemptLevel(fss, rps) {
 		a.CreateFlowSchemas = missingFlowSchemas(fss, exemptNames(rps))
 	}
-	a.RepairRequestPriorities, a.Blocked = requestPriorityRepairs(rps)
-	a.RepairFlowSchemas = flowSchemaRepairs(fss)
+	var rpDrift, fsDrift []drifted
+	a.RepairRequestPriorities, rpDrift, a.Blocked = requestPriorityRepairs(rps)
+	a.RepairFlowSchemas, fsDrift = flowSchemaRepairs(fss)
+	for _, d := range append(rpDrift, fsDrift...) {
+		if d.declared.SetsAutoUpdate {
+			a.Blocked = append(a.Blocked, contested(d))
+			continue
+		}
+		a.HandOvers = append(a.HandOvers, HandOver{Kind: d.kind, Object: d.object, By: d.declared.By})
+	}
 	return a
+}
+
+// drifted is a managed object whose drifted spec an applier declared.
+type drifted struct {
+	kind     string
+	object   Object
+	declared Declaration
+}
+
+func contested(d drifted) Blocked {
+	return Blocked{Kind: d.kind, Name: d.object.GetName(), Message: fmt.Sprintf(
+		"the spec of %s %s is applied by %s from a manifest that also sets annotation %s to \"true\": "+
+			"the operator leaves the applied spec in place rather than fight the applier; set the "+
+			"annotation to \"false\" in the manifest (or remove it) to own the object, or apply the default spec",
+		d.kind, d.object.GetName(), d.declared.By, v1alpha1.AnnotationAutoUpdate)}
 }
 
 // Owned reports whether the operator may change obj: it carries the managed-by label of the
@@ -139,18 +189,24 @@ func missingFlowSchemas(fss []v1alpha1.FlowSchema, exempt map[string]bool) []v1a
 	return append(out, last...)
 }
 
-// requestPriorityRepairs returns the owned defaults whose spec drifted, with the default spec,
-// and the owned defaults whose drift an update cannot repair.
-func requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestPriority, []Blocked) {
+// requestPriorityRepairs returns the owned defaults whose spec drifted, with the default spec;
+// the drifted ones whose spec an applier declared; and those whose drift an update cannot
+// repair.
+func requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestPriority, []drifted, []Blocked) {
 	want := map[string]v1alpha1.RequestPrioritySpec{}
 	for _, d := range RequestPriorities() {
 		want[d.Name] = d.Spec
 	}
 	var repairs []v1alpha1.RequestPriority
+	var declared []drifted
 	var blocked []Blocked
 	for i := range rps {
 		spec, isDefault := want[rps[i].Name]
 		if !isDefault || !Owned(&rps[i]) || equality.Semantic.DeepEqual(rps[i].Spec, spec) {
+			continue
+		}
+		if decl, ok := Declared(&rps[i]); ok {
+			declared = append(declared, drifted{kind: "RequestPriority", object: rps[i].DeepCopy(), declared: decl})
 			continue
 		}
 		if rps[i].Spec.PriorityLevel != spec.PriorityLevel {
@@ -165,24 +221,30 @@ func requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestP
 		fixed.Spec = spec
 		repairs = append(repairs, fixed)
 	}
-	return repairs, blocked
+	return repairs, declared, blocked
 }
 
-// flowSchemaRepairs returns the owned defaults whose spec drifted, with the default spec.
-func flowSchemaRepairs(fss []v1alpha1.FlowSchema) []v1alpha1.FlowSchema {
+// flowSchemaRepairs returns the owned defaults whose spec drifted, with the default spec, and
+// the drifted ones whose spec an applier declared.
+func flowSchemaRepairs(fss []v1alpha1.FlowSchema) ([]v1alpha1.FlowSchema, []drifted) {
 	want := map[string]v1alpha1.FlowSchemaSpec{}
 	for _, d := range FlowSchemas() {
 		want[d.Name] = d.Spec
 	}
 	var repairs []v1alpha1.FlowSchema
+	var declared []drifted
 	for i := range fss {
 		spec, isDefault := want[fss[i].Name]
 		if !isDefault || !Owned(&fss[i]) || equality.Semantic.DeepEqual(fss[i].Spec, spec) {
+			continue
+		}
+		if decl, ok := Declared(&fss[i]); ok {
+			declared = append(declared, drifted{kind: "FlowSchema", object: fss[i].DeepCopy(), declared: decl})
 			continue
 		}
 		fixed := *fss[i].DeepCopy()
 		fixed.Spec = spec
 		repairs = append(repairs, fixed)
 	}
-	return repairs
+	return repairs, declared
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,17 @@ type Overload struct {
 	// them together. Closed-loop workers of equal cycles keep their phase, so without it the
 	// light flows arrive in bursts of LightFlows requests.
 	LightStagger time.Duration
+	// HeavyStagger spreads the heavy workers' first requests evenly over this time. A seat
+	// freed at the end of a request is taken at once by a waiting one, so the seats keep the
+	// phases of their first dispatches, and those that free together once free together for
+	// the rest of the run.
+	HeavyStagger time.Duration
+	// Jitter, between 0 and 1, draws every service and think time uniformly from
+	// [(1-Jitter)·mean, (1+Jitter)·mean], from a seeded generator per worker. With fixed
+	// times, seats whose ends the Go runtime's timers wake together stay together: they free
+	// in clusters, and a request that arrives between clusters waits for the next one whatever
+	// the scheduler does.
+	Jitter float64
 }
 
 // OverloadResult is what one run of an Overload measured, over its window.
@@ -65,6 +77,7 @@ type overloadWorker struct {
 	run      *overloadRun
 	req      Prepared
 	light    bool
+	rng      *rand.Rand
 	exec     func()
 	arrived  time.Time
 	admitted bool
@@ -77,6 +90,14 @@ type overloadWorker struct {
 	thinks   int
 	rejects  int
 	waits    []time.Duration
+}
+
+// jittered returns mean, or a draw around it when the scenario has Jitter.
+func (w *overloadWorker) jittered(mean time.Duration) time.Duration {
+	if w.run.o.Jitter == 0 {
+		return mean
+	}
+	return time.Duration(float64(mean) * (1 + w.run.o.Jitter*(2*w.rng.Float64()-1)))
 }
 
 // overloadRun is the shared state of one run.
@@ -117,7 +138,7 @@ func (w *overloadWorker) execute() {
 			w.waits = append(w.waits, start.Sub(w.arrived))
 		}
 	}
-	time.Sleep(w.run.o.Service)
+	time.Sleep(w.jittered(w.run.o.Service))
 	end := time.Now()
 	w.run.executing.Add(-1)
 	if d := w.run.overlap(start, end); d > 0 {
@@ -144,7 +165,7 @@ func (w *overloadWorker) loop(ctx context.Context) {
 		}
 		if w.light {
 			s := time.Now()
-			time.Sleep(w.run.o.Think)
+			time.Sleep(w.jittered(w.run.o.Think))
 			if w.run.inWindow(s) {
 				w.thinkSum += time.Since(s)
 				w.thinks++
@@ -158,8 +179,10 @@ func (o Overload) Run(impl Impl) OverloadResult {
 	now := time.Now()
 	run := &overloadRun{o: o, windowStart: now.Add(o.Warmup), windowEnd: now.Add(o.Warmup + o.Window)}
 	groups := []string{AuthenticatedGroup}
+	seed := uint64(0)
 	newWorker := func(user string, light bool) *overloadWorker {
-		w := &overloadWorker{run: run, light: light,
+		seed++
+		w := &overloadWorker{run: run, light: light, rng: rand.New(rand.NewPCG(seed, 0x0f)),
 			req: impl.Prepare(Request{User: user, Groups: groups, Verb: "get", Resource: "pods", Namespace: "ns"})}
 		w.exec = w.execute
 		return w
@@ -173,8 +196,12 @@ func (o Overload) Run(impl Impl) OverloadResult {
 		light[i] = newWorker(lightUser(i), true)
 	}
 	var wg sync.WaitGroup
-	for _, w := range heavy {
-		wg.Go(func() { w.loop(context.Background()) })
+	for i, w := range heavy {
+		delay := o.HeavyStagger * time.Duration(i) / time.Duration(len(heavy))
+		wg.Go(func() {
+			time.Sleep(delay)
+			w.loop(context.Background())
+		})
 	}
 	for i, w := range light {
 		delay := o.LightStagger * time.Duration(i) / time.Duration(len(light))

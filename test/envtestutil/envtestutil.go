@@ -1,5 +1,5 @@
-// Package envtestutil finds the envtest control-plane binaries that hack/build-envtest.sh
-// builds and the project's generated CRDs, so that every envtest suite starts the same real
+// Package envtestutil finds the envtest control-plane binaries (those hack/build-envtest.sh
+// builds, or setup-envtest's) and the project's generated CRDs, so that every envtest suite starts the same real
 // kube-apiserver and etcd. A suite whose binaries are missing fails with the command that builds
 // them; it never skips.
 package envtestutil
@@ -28,15 +28,23 @@ func CRDDir() string { return filepath.Join(RepoRoot(), "config", "crd", "bases"
 func WebhookDir() string { return filepath.Join(RepoRoot(), "config", "webhook") }
 
 // Assets returns the directory holding kube-apiserver, etcd and kubectl: KUBEBUILDER_ASSETS
-// when set (the Makefile sets it), else the newest bin/k8s/<version>-<os>-<arch> directory.
+// when set (the Makefile sets it), else the newest bin/k8s/<version>-<os>-<arch> directory,
+// else the newest one in setup-envtest's store (which `make envtest` uses when it holds the
+// pinned version, instead of building into bin/).
 func Assets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, checkBinaries(dir)
 	}
-	pattern := filepath.Join(RepoRoot(), "bin", "k8s", "*-"+runtime.GOOS+"-"+runtime.GOARCH)
+	suffix := "*-" + runtime.GOOS + "-" + runtime.GOARCH
+	pattern := filepath.Join(RepoRoot(), "bin", "k8s", suffix)
 	dirs, _ := filepath.Glob(pattern)
 	if len(dirs) == 0 {
-		return "", fmt.Errorf("no envtest binaries under %s: run `make envtest` to build them", filepath.Dir(pattern))
+		if store, err := envtest.SetupEnvtestDefaultBinaryAssetsDirectory(); err == nil {
+			dirs, _ = filepath.Glob(filepath.Join(store, suffix))
+		}
+	}
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("no envtest binaries under %s nor in setup-envtest's store: run `make envtest` to build them", filepath.Dir(pattern))
 	}
 	sort.Strings(dirs)
 	dir := dirs[len(dirs)-1]

@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -48,7 +50,18 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := env.ControlPlane.GetAPIServer().Configure()
+	dir, err := os.MkdirTemp("", "apf-operator-harness-")
+	if err != nil {
+		return nil, err
+	}
+	apiServer := env.ControlPlane.GetAPIServer()
+	// A certificate directory of our own (not envtest's throw-away one) keeps the serving
+	// certificate and the service-account keys across RestartAPIServer.
+	apiServer.CertDir = filepath.Join(dir, "kube-apiserver")
+	if err := os.Mkdir(apiServer.CertDir, 0o700); err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	args := apiServer.Configure()
 	for name, value := range apiServerFlags {
 		args.Set(name, value)
 	}
@@ -58,12 +71,9 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 		LocalServingHostExternalName: "localhost"}
 	cfg, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("starting the control plane: %w", err)
+		return nil, errors.Join(fmt.Errorf("starting the control plane: %w", err), os.RemoveAll(dir))
 	}
-	c := &Cluster{Env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl")}
-	if c.Dir, err = os.MkdirTemp("", "apf-operator-harness-"); err != nil {
-		return nil, errors.Join(err, env.Stop())
-	}
+	c := &Cluster{Env: env, Config: cfg, Kubectl: filepath.Join(env.BinaryAssetsDirectory, "kubectl"), Dir: dir}
 	c.Kubeconfig = filepath.Join(c.Dir, "kubeconfig")
 	if err := os.WriteFile(c.Kubeconfig, env.KubeConfig, 0o600); err != nil {
 		return nil, errors.Join(err, c.Stop())
@@ -75,6 +85,58 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 func (c *Cluster) Stop() error {
 	err := c.Env.Stop()
 	return errors.Join(err, os.RemoveAll(c.Dir))
+}
+
+// KillAPIServer ends kube-apiserver with SIGKILL, as a crash or a node failure would, leaves
+// etcd running, and waits until the process is gone. (A graceful stop can take envtest's whole
+// 20 s stop timeout while clients hold watches.)
+func (c *Cluster) KillAPIServer() error {
+	apiServer := c.Env.ControlPlane.GetAPIServer()
+	pid, err := processWithArg("kube-apiserver", "--cert-dir="+apiServer.CertDir)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing kube-apiserver (pid %d): %w", pid, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			break // exited, and reaped by envtest
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kube-apiserver (pid %d) still exists 30 s after SIGKILL", pid)
+		}
+	}
+	return apiServer.Stop() // envtest's bookkeeping; the process has exited, so it returns at once
+}
+
+// StartAPIServer starts kube-apiserver again after KillAPIServer, on the same port, etcd,
+// certificates and client CA, so that existing clients and kubeconfigs reconnect unchanged.
+// Its start timeout is longer than envtest's default 20 s, which a loaded machine can exceed.
+func (c *Cluster) StartAPIServer() error {
+	apiServer := c.Env.ControlPlane.GetAPIServer()
+	apiServer.StartTimeout = 2 * time.Minute
+	return apiServer.Start()
+}
+
+// processWithArg returns the process id of the program named name (the last element of its
+// path) that has arg among its arguments (Linux /proc).
+func processWithArg(name, arg string) (int, error) {
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		return 0, err
+	}
+	for _, dir := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil {
+			continue // ended meanwhile, or not ours to read
+		}
+		argv := strings.Split(string(cmdline), "\x00")
+		if filepath.Base(argv[0]) == name && slices.Contains(argv, arg) {
+			return strconv.Atoi(filepath.Base(dir))
+		}
+	}
+	return 0, fmt.Errorf("no %s process with argument %s", name, arg)
 }
 
 // KubectlRun runs kubectl against the cluster with the given stdin (may be nil) and returns
@@ -144,6 +206,19 @@ func (o *Operator) Stop(grace time.Duration) error {
 		waitErr := <-o.done
 		return fmt.Errorf("operator did not stop within %s; killed (%v)", grace, waitErr)
 	}
+}
+
+// Kill ends the operator with SIGKILL, as a node failure or the OOM killer would (no graceful
+// shutdown: a held leader-election Lease is not released), and waits for it to exit.
+func (o *Operator) Kill() error {
+	if exited, _ := o.Exited(); exited {
+		return errors.New("the operator had already exited")
+	}
+	if err := syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	o.done <- <-o.done
+	return nil
 }
 
 // Exited reports whether the process has already ended, and how.

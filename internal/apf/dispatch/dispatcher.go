@@ -39,6 +39,7 @@ type Dispatcher struct {
 	metrics   *metrics.Metrics
 	coarse    *coarseClock // nil with a Clock from the Options
 	waiters   sync.Pool    // *waiter
+	handed    sync.Pool    // *handedFinish
 	onTimer   func()
 
 	// cur is the applied configuration, read by Handle without the lock.
@@ -47,6 +48,8 @@ type Dispatcher struct {
 	// before they take the lock, whether the coarse clock is exact enough.
 	contended atomic.Bool
 	updateMu  sync.Mutex // serializes Update
+	// handover holds the finishes handed to the goroutine that holds mu (handover.go).
+	handover handoverStack
 
 	mu         sync.Mutex
 	cfg        *config  // the configuration admissions use; equals cur
@@ -56,6 +59,7 @@ type Dispatcher struct {
 	minSum     int      // sum over levels of minCL
 	waiting    int      // waiting requests, all levels
 	fifo       waiterList
+	late       *handedFinish // applied handed-over finishes whose series await deletion
 	timer      Timer
 	timerArmed bool
 
@@ -102,6 +106,7 @@ func New(cfg *effective.Config, opts Options) *Dispatcher {
 		d.coarse = newCoarseClock(d.now)
 	}
 	d.waiters.New = func() any { return newWaiter() }
+	d.handed.New = func() any { return new(handedFinish) }
 	d.onTimer = d.expireOnTimer
 	if cfg == nil || len(cfg.Priorities) == 0 {
 		cfg = effective.Compute(nil, nil)
@@ -128,7 +133,7 @@ func (d *Dispatcher) Handle(ctx context.Context, r *Request, exec func()) Outcom
 	d.lock()
 	if d.cfg != cfg { // Update ran since the lookup
 		if f = d.cfg.flowFor(r.Schema); f.level.exempt {
-			d.mu.Unlock()
+			d.unlock()
 			return d.handleExempt(ctx, r, f, exec)
 		}
 	}
@@ -155,7 +160,12 @@ func (d *Dispatcher) fastPathLocked(f *flow, hash uint64, width int, now time.Du
 	}
 	d.startedLocked(lv, width)
 	f.dispatchedLocked(0)
-	d.mu.Unlock()
+	if d.handedOver() { // d.unlock(), inlined
+		d.unlockHanded()
+	} else {
+		d.mu.Unlock()
+		d.afterUnlock()
+	}
 	d.execute(f, set, &seat, width, now, exec)
 	return Executed
 }
@@ -168,22 +178,39 @@ func (d *Dispatcher) execute(f *flow, set *fairqueue.QueueSet, seat *fairqueue.R
 }
 
 // finish releases a dispatched request's seats, corrects its queue's virtual time by the
-// actual service time, and dispatches what now fits.
+// actual service time, and dispatches what now fits. If another goroutine holds the lock, it
+// hands that work over to it instead of waiting (handover.go).
 func (d *Dispatcher) finish(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Request, width int, dispatchedAt time.Duration) {
 	now := d.stamp()
+	if !d.mu.TryLock() {
+		d.handOver(f, set, seat, width, dispatchedAt, now)
+		return
+	}
+	late := d.finishLocked(f, set, seat, width, dispatchedAt, now)
+	if d.handedOver() { // d.unlock(), inlined
+		d.unlockHanded()
+	} else {
+		d.mu.Unlock()
+		d.afterUnlock()
+	}
+	d.deleteIfUnused(f, late)
+}
+
+// finishLocked is finish under the lock. It reports whether f's series is to be deleted once
+// the lock is released.
+func (d *Dispatcher) finishLocked(f *flow, set *fairqueue.QueueSet, seat *fairqueue.Request, width int,
+	dispatchedAt, now time.Duration) (late bool) {
 	service := max(now-dispatchedAt, 0)
 	lv := f.level
-	d.lock()
 	set.Finish(now, seat, service)
 	d.endedLocked(lv, width)
 	f.finishedLocked(service)
-	late := d.releaseSeriesLocked(f)
+	late = d.releaseSeriesLocked(f)
 	if d.waiting > 0 {
 		d.expireLocked(now)
 		d.dispatchLocked(now)
 	}
-	d.mu.Unlock()
-	d.deleteIfUnused(f, late)
+	return late
 }
 
 // runExempt runs a request of the exempt level: at once, uncounted.
@@ -232,22 +259,16 @@ func (d *Dispatcher) clockNow() time.Duration {
 	return d.clock.Now().Sub(d.epoch)
 }
 
-// lockSpins is how many times lock tries the lock, yielding the processor in between, before
-// it blocks.
+// lockSpins is how many times lockContended tries the lock, yielding the processor in
+// between, before it blocks.
 const lockSpins = 64
 
-// lock takes d.mu for an admission or a finish. Their critical sections last tens of
+// lockContended takes d.mu when a first try failed. Critical sections last tens of
 // nanoseconds, but with many more goroutines than processors a sync.Mutex whose waiters park
 // soon enters starvation mode, in which every unlock hands the lock to a parked goroutine: a
 // goroutine switch per acquisition, a convoy. Trying again after yielding, instead of parking,
 // keeps the lock with whichever goroutine runs; measured with 256 goroutines on 2 processors
-// (test/benchmark, Contended), 0.94 M requests/s with Lock and 2.5 M with lock.
-func (d *Dispatcher) lock() {
-	if !d.mu.TryLock() {
-		d.lockContended()
-	}
-}
-
+// (test/benchmark, Contended), 0.94 M requests/s with Lock and 2.5 M with this.
 func (d *Dispatcher) lockContended() {
 	for range lockSpins {
 		runtime.Gosched()

@@ -78,6 +78,17 @@
 // its own level's minCL and the free seats is dispatched even then: those seats are not the
 // waiting head's to take.
 //
+// # Finishing
+//
+// A finish releases the request's seats, corrects its queue's virtual time by the actual
+// service time and dispatches what now fits, under the lock. A finish that finds the lock
+// taken does not wait for it: it pushes a copy of its seat onto a lock-free stack and returns,
+// and the goroutine holding the lock applies it before releasing the lock (handover.go). So a
+// request that has run never waits again, and under contention one acquisition serves several
+// finishes. Whoever takes the lock first applies what was handed over, so every decision sees
+// every released seat; a handed-over finish is applied, at the latest, when the holder that
+// made it hand over releases the lock.
+//
 // # Waiting, timeouts and cancellation
 //
 // A waiting request holds a pooled waiter whose one-slot channel receives exactly one
@@ -113,7 +124,8 @@
 //
 // # Cost
 //
-// The uncontended path takes the lock twice (admit, finish), reads the coarse clock twice,
+// The uncontended path takes the lock twice (admit, finish; a finish under contention hands
+// over instead), reads the coarse clock twice,
 // updates a few counters and the flow's metric children (resolved once per configuration, found
 // by the schema's address in a table built with the configuration; holding their series is a
 // plain addition under the lock), and allocates nothing; waiting requests reuse pooled

@@ -92,9 +92,9 @@ func (d *Dispatcher) releaseSeries(f *flow) {
 		d.deleteIfUnused(f, f.metrics.Release())
 		return
 	}
-	d.mu.Lock()
+	d.lock()
 	d.releaseSeriesLocked(f)
-	d.mu.Unlock()
+	d.unlock()
 }
 
 // deleteIfUnused deletes f's series if nothing holds it, when do says so; the caller does not

@@ -51,8 +51,8 @@ type LevelState struct {
 
 // Snapshot returns the dispatcher's current state.
 func (d *Dispatcher) Snapshot() State {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.lock()
+	defer d.unlock()
 	st := State{ServerConcurrencyLimit: d.scl, ExecutingWidth: d.executing, Waiting: d.waiting}
 	levels := make([]*level, 0, len(d.cfg.levels)+len(d.order))
 	for _, lv := range d.cfg.levels {

@@ -19,10 +19,10 @@ func (d *Dispatcher) Update(cfg *effective.Config) {
 	next, changes := d.plan(cfg, old)
 
 	now := d.now()
-	d.mu.Lock()
+	d.lock()
 	d.applyLocked(next, old, changes)
 	d.dispatchLocked(now)
-	d.mu.Unlock()
+	d.unlock()
 
 	d.publishAssured(changes, old, next)
 	d.unconfigure(old)

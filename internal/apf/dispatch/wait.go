@@ -48,7 +48,7 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 		d.dispatchLocked(now) // expiry may have removed a blocking head
 		f.metrics.RejectedQueueFull()
 		late := d.releaseSeriesLocked(f)
-		d.mu.Unlock()
+		d.unlock()
 		d.waiters.Put(w)
 		d.deleteIfUnused(f, late)
 		return RejectedQueueFull
@@ -62,7 +62,7 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 	f.metrics.Enqueued()
 	d.dispatchLocked(now)
 	d.armTimerLocked(now)
-	d.mu.Unlock()
+	d.unlock()
 
 	select {
 	case <-w.ready:
@@ -84,8 +84,8 @@ func (d *Dispatcher) waitLocked(ctx context.Context, f *flow, hash uint64, width
 // cancel takes a still-waiting request out of its queue and reports whether it did.
 func (d *Dispatcher) cancel(w *waiter) bool {
 	now := d.now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.lock()
+	defer d.unlock()
 	if w.state != stateWaiting {
 		return false
 	}
@@ -189,7 +189,7 @@ func (d *Dispatcher) stopTimerLocked() {
 
 func (d *Dispatcher) expireOnTimer() {
 	now := d.now()
-	d.mu.Lock()
+	d.lock()
 	d.timerArmed = false
 	d.expireLocked(now)
 	d.dispatchLocked(now)
@@ -197,7 +197,7 @@ func (d *Dispatcher) expireOnTimer() {
 	if !d.timerArmed {
 		d.timer.Stop() // a Reset while this call waited for the lock re-armed it for nothing
 	}
-	d.mu.Unlock()
+	d.unlock()
 }
 
 // waiterList is the intrusive, arrival-ordered list of all waiting requests.

@@ -1,0 +1,119 @@
+package failover
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// metrics scrapes the replica's /metrics (HTTPS with Kubernetes authentication, as the chart
+// serves it).
+func (r *replica) metrics(t *testing.T) map[string]*dto.MetricFamily {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "https://"+r.metricsAddr+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+metricsToken)
+	// The metrics server's certificate is self-signed; the token is what is checked here.
+	httpClient := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test scraping its own child process
+	var resp *http.Response
+	eventually(t, 60*time.Second, "the metrics of replica "+r.name, func(context.Context) (bool, error) {
+		var err error
+		if resp, err = httpClient.Do(req); err != nil {
+			return false, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return false, fmt.Errorf("GET /metrics: %s", resp.Status)
+		}
+		return true, nil
+	})
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parsing the metrics of replica %s: %v", r.name, err)
+	}
+	return families
+}
+
+// sum adds the values of every sample of the family whose labels include the given ones.
+func sum(families map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
+	total := 0.0
+	for _, m := range families[name].GetMetric() {
+		if hasLabels(m, labels) {
+			total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return total
+}
+
+func hasLabels(m *dto.Metric, want map[string]string) bool {
+	found := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
+			found++
+		}
+	}
+	return found == len(want)
+}
+
+// isLeader reports whether the replica's metrics say it holds the Lease.
+func isLeader(families map[string]*dto.MetricFamily) bool {
+	return sum(families, "leader_election_master_status", map[string]string{"name": leaseName}) == 1
+}
+
+// reconciles is the number of reconciles the replica's controllers ran.
+func reconciles(families map[string]*dto.MetricFamily) float64 {
+	return sum(families, "controller_runtime_reconcile_total", nil)
+}
+
+// webhookCalls is the number of admission requests the replica's webhook server answered.
+func webhookCalls(families map[string]*dto.MetricFamily) float64 {
+	return sum(families, "controller_runtime_webhook_requests_total", nil)
+}
+
+// setUpNamespaceAndMetricsReader creates the operator's namespace and a service account allowed
+// to GET /metrics, and returns a token of it.
+func setUpNamespaceAndMetricsReader(ctx context.Context) (string, error) {
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: namespace}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
+			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReader},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: namespace}}},
+	}
+	for _, o := range objs {
+		if err := k8s.Create(ctx, o); err != nil {
+			return "", fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		return "", err
+	}
+	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, metricsReader, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("requesting a token for %s: %w", metricsReader, err)
+	}
+	return tr.Status.Token, nil
+}
