@@ -109,7 +109,7 @@ test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (bu
 	cd examples/aggregated && go test $(GOTEST_FLAGS) ./...
 
 .PHONY: bench
-bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, as one table.
+bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, as one table; then the EventRateLimit decision.
 	cd test/benchmark && go test -c -o $(LOCALBIN)/benchmark.test .
 	rm -f $(LOCALBIN)/bench.txt
 	for run in $$(seq $(BENCH_COUNT)); do \
@@ -117,6 +117,8 @@ bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, 
 		$(LOCALBIN)/benchmark.test -test.run '^$$' -test.bench . -test.benchmem | tee -a $(LOCALBIN)/bench.txt; \
 	done
 	cd test/benchmark && go run ./cmd/benchtable < $(LOCALBIN)/bench.txt
+	@echo "# EventRateLimit: the engine's decision, and the events webhook's (event decoding included)"
+	go test -run '^$$' -bench 'Admit$$|EventRateLimitHandle' -benchmem -count $(BENCH_COUNT) ./internal/eventratelimit/ ./webhooks/
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (bounded; default 20s).

@@ -32,6 +32,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/controllers"
+	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/webhooks"
 )
@@ -61,6 +62,8 @@ type managerFlags struct {
 	serviceAccount     string
 	kubeconfig         string
 	zap                zap.Options
+	// eventRateLimit is the EventRateLimit settings (manager_eventratelimit.go).
+	eventRateLimit eventRateLimitFlags
 }
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
@@ -106,6 +109,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"The operator's service account name; defaults to $SERVICE_ACCOUNT_NAME.")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "",
 		"Path of a kubeconfig file; empty: $KUBECONFIG, the in-cluster config, then ~/.kube/config.")
+	f.eventRateLimit.bind(fs)
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -115,6 +119,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
 		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
+	}
+	if err := f.eventRateLimit.check(); err != nil {
+		return nil, err
 	}
 	// client-go's own rule: the leader must get a few jittered retries before its deadline.
 	minRenew := time.Duration(leaderelection.JitterFactor * float64(f.retryPeriod))
@@ -194,12 +201,18 @@ func startManager(ctx context.Context, f *managerFlags) error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return fmt.Errorf("registering cache indexes: %w", err)
 	}
+	events, err := f.eventRateLimitEngine()
+	if err != nil {
+		return err
+	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		ManageDefaults: f.manageDefaults,
-		Enforcement:    f.enforcement,
-		ResyncPeriod:   f.defaultsResync,
-		Clock:          clock.RealClock{},
-		Registerer:     metrics.Registry,
+		ManageDefaults:           f.manageDefaults,
+		Enforcement:              f.enforcement,
+		ResyncPeriod:             f.defaultsResync,
+		Clock:                    clock.RealClock{},
+		Registerer:               metrics.Registry,
+		EventRateLimit:           events,
+		EventRateLimitDeployment: f.eventRateLimitDeployment(events),
 	}); err != nil {
 		return fmt.Errorf("setting up the reconcilers: %w", err)
 	}
@@ -207,7 +220,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		return err
 	}
 	if f.enableWebhooks {
-		if err := setupWebhooks(mgr, f); err != nil {
+		if err := setupWebhooks(mgr, f, events); err != nil {
 			return err
 		}
 	}
@@ -237,9 +250,9 @@ func addHealthChecks(mgr ctrl.Manager) error {
 // are registered only once the rotator has written the certificate: registering them adds the
 // webhook server to the manager, and the server cannot start without its certificate files.
 // Readiness fails until the webhook server serves.
-func setupWebhooks(mgr ctrl.Manager, f *managerFlags) error {
+func setupWebhooks(mgr ctrl.Manager, f *managerFlags, events *eventratelimit.Engine) error {
 	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers),
-		NativeWarnings: f.enforcement == controllers.EnforcementNative}
+		NativeWarnings: f.enforcement == controllers.EnforcementNative, EventRateLimit: events}
 	if u := f.operatorUser(); u != "" {
 		opts.ExemptUsers = append(opts.ExemptUsers, u)
 	}

@@ -5,9 +5,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 )
 
 // The permissions the reconcilers use, and no more: they read both kinds through the cache,
@@ -52,6 +55,15 @@ type Options struct {
 	// Registerer receives the defaults metrics (the manager passes controller-runtime's
 	// metrics.Registry, tests a fresh registry); nil means the metrics are not exported.
 	Registerer prometheus.Registerer
+	// EventRateLimit is the engine of the events webhook that the EventRateLimit objects
+	// configure; nil means the webhook is off (the objects' status says so).
+	EventRateLimit *eventratelimit.Engine
+	// EventRateLimitDeployment, when set, is the operator's Deployment: every replica divides
+	// the limits by its ready replicas (EventRateLimitDivide).
+	EventRateLimitDeployment types.NamespacedName
+	// EventRateLimitStatusPeriod is how often enforced objects' counts are written; zero means
+	// DefaultEventRateLimitStatusPeriod.
+	EventRateLimitStatusPeriod time.Duration
 }
 
 // SetupWithManager registers every reconciler with mgr. The cache indexes of internal/index
@@ -72,6 +84,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := fsr.setup(mgr, project); err != nil {
 		return fmt.Errorf("setting up the FlowSchema status reconciler: %w", err)
 	}
+	if err := setupEventRateLimit(mgr, recorder, opts); err != nil {
+		return err
+	}
 	if project {
 		if err := setupProjector(mgr, recorder, snaps, opts); err != nil {
 			return err
@@ -89,6 +104,28 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("setting up the defaults reconciler: %w", err)
 	}
 	return nil
+}
+
+// setupEventRateLimit registers the EventRateLimit status reconciler and, with an engine, the
+// reconciler that configures it and the replica divider.
+func setupEventRateLimit(mgr ctrl.Manager, recorder events.EventRecorder, opts Options) error {
+	st := &eventRateLimitStatus{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock,
+		engine: opts.EventRateLimit, period: opts.EventRateLimitStatusPeriod}
+	if err := st.setup(mgr); err != nil {
+		return fmt.Errorf("setting up the EventRateLimit status reconciler: %w", err)
+	}
+	if opts.EventRateLimit == nil {
+		return nil
+	}
+	cfg := &eventRateLimitConfig{client: mgr.GetClient(), engine: opts.EventRateLimit}
+	if err := cfg.setup(mgr); err != nil {
+		return fmt.Errorf("setting up the EventRateLimit configuration reconciler: %w", err)
+	}
+	if opts.EventRateLimitDeployment.Name == "" {
+		return nil
+	}
+	return mgr.Add(&replicaDivider{reader: mgr.GetAPIReader(), deployment: opts.EventRateLimitDeployment,
+		engine: opts.EventRateLimit, period: replicaPollPeriod})
 }
 
 func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshots, opts Options) error {
@@ -110,6 +147,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ResyncPeriod <= 0 {
 		o.ResyncPeriod = DefaultResyncPeriod
+	}
+	if o.EventRateLimitStatusPeriod <= 0 {
+		o.EventRateLimitStatusPeriod = DefaultEventRateLimitStatusPeriod
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}

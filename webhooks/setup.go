@@ -11,8 +11,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -28,12 +30,16 @@ type Options struct {
 	// NativeWarnings adds an admission warning to every object kube-apiserver could not enforce
 	// exactly once projected (enforcement native); the object is admitted all the same.
 	NativeWarnings bool
+	// EventRateLimit, when set, serves the EventRateLimit webhook on EventsPath with this
+	// engine; nil leaves event creation alone.
+	EventRateLimit *eventratelimit.Engine
 }
 
 // selfLookupTimeout bounds the request that learns the operator's own user name.
 const selfLookupTimeout = 30 * time.Second
 
-// SetupWithManager registers both validating webhooks with the manager's webhook server. The
+// SetupWithManager registers the validating webhooks (and the EventRateLimit one when
+// Options.EventRateLimit is set) with the manager's webhook server. The
 // cache field indexes (index.Register) must be registered before the manager starts.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), selfLookupTimeout)
@@ -56,6 +62,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the FlowSchema webhook: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.EventRateLimit{}).
+		WithValidator(&EventRateLimitValidator{}).Complete(); err != nil {
+		return fmt.Errorf("registering the EventRateLimit webhook: %w", err)
+	}
+	if opts.EventRateLimit != nil {
+		mgr.GetWebhookServer().Register(EventsPath, &webhook.Admission{Handler: &EventRateLimitHandler{Engine: opts.EventRateLimit}})
 	}
 	return nil
 }

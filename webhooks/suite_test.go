@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -35,9 +37,13 @@ type suite struct {
 	// admin is a client of the envtest admin user (group system:masters).
 	admin client.Client
 	// cache is the manager's cache, which the webhooks read.
-	cache  client.Reader
-	cancel context.CancelFunc
-	done   chan error
+	cache client.Reader
+	// events is the EventRateLimit engine of the events webhook, on the fake clock eventsClock
+	// so that refills happen only when a test steps it.
+	events      *eventratelimit.Engine
+	eventsClock *clocktesting.FakePassiveClock
+	cancel      context.CancelFunc
+	done        chan error
 }
 
 var (
@@ -114,7 +120,9 @@ func (s *suite) startManager() error {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := SetupWithManager(mgr, Options{NativeWarnings: true,
+	s.eventsClock = clocktesting.NewFakePassiveClock(time.Now())
+	s.events = eventratelimit.New(s.eventsClock, nil)
+	if err := SetupWithManager(mgr, Options{NativeWarnings: true, EventRateLimit: s.events,
 		ExemptGroups: []string{"system:masters", suiteExemptGroup}}); err != nil {
 		return err
 	}

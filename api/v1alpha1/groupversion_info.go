@@ -1,6 +1,7 @@
 // Package v1alpha1 contains the API types of the flowcontrol.apf-operator.io/v1alpha1 group:
-// RequestPriority (a priority level with its queuing parameters) and FlowSchema (which requests
-// go to which RequestPriority, and how they are split into flows). The semantics are those of
+// RequestPriority (a priority level with its queuing parameters), FlowSchema (which requests
+// go to which RequestPriority, and how they are split into flows) and EventRateLimit (token
+// buckets on event creation, seed 001). The semantics are those of
 // the API Priority and Fairness proposal; see DESIGN.md in the project's shared folder.
 //
 // +kubebuilder:object:generate=true
@@ -30,6 +31,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&RequestPriority{}, &RequestPriorityList{},
 		&FlowSchema{}, &FlowSchemaList{},
+		&EventRateLimit{}, &EventRateLimitList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -1,4 +1,5 @@
-// Package validation holds the validation rules of RequestPriority and FlowSchema objects,
+// Package validation holds the validation rules of RequestPriority, FlowSchema and
+// EventRateLimit objects (EventRateLimitSpec: seed 001's rules, stateless),
 // written once as pure functions that return a field.ErrorList (paths and fixes) and warnings.
 // The admission webhooks (package webhooks), the offline `apf-operator validate` command and the
 // reconcilers' status all call them, so admission, CI and status never disagree.

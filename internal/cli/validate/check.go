@@ -27,9 +27,12 @@ func check(ctx context.Context, docs []document) ([]finding, []object) {
 		var errs field.ErrorList
 		var warnings []string
 		var err error
-		if o.rp != nil {
+		switch {
+		case o.erl != nil:
+			errs = validation.EventRateLimitSpec(&o.erl.Spec, field.NewPath("spec"))
+		case o.rp != nil:
 			errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
-		} else {
+		default:
 			errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
 		}
 		if err != nil { // an in-memory Set never fails; keep the finding honest if it does
@@ -47,7 +50,7 @@ func newSet(objs []object) *validation.Set {
 	for _, o := range objs {
 		if o.rp != nil {
 			rps = append(rps, o.rp)
-		} else {
+		} else if o.apf() {
 			fss = append(fss, o.fs)
 		}
 	}

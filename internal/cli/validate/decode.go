@@ -19,12 +19,21 @@ type object struct {
 	doc document
 	rp  *v1alpha1.RequestPriority
 	fs  *v1alpha1.FlowSchema
+	// erl is an EventRateLimit: checked on its own, outside the APF configuration.
+	erl *v1alpha1.EventRateLimit
 }
+
+// apf reports whether the object is part of the APF configuration (a RequestPriority or a
+// FlowSchema).
+func (o object) apf() bool { return o.erl == nil }
 
 // kindName returns the object's kind and name.
 func (o object) kindName() (string, string) {
 	if o.rp != nil {
 		return "RequestPriority", o.rp.Name
+	}
+	if o.erl != nil {
+		return "EventRateLimit", o.erl.Name
 	}
 	return "FlowSchema", o.fs.Name
 }
@@ -74,9 +83,12 @@ func decodeJSON(doc document, data []byte) ([]object, []finding) {
 	case "FlowSchema":
 		fs := &v1alpha1.FlowSchema{}
 		return decodeStrict(doc, data, fs, object{doc: doc, fs: fs})
+	case "EventRateLimit":
+		erl := &v1alpha1.EventRateLimit{}
+		return decodeStrict(doc, data, erl, object{doc: doc, erl: erl})
 	}
 	return nil, []finding{docFinding(doc, meta.Kind, "", "kind", fmt.Sprintf(
-		"unsupported kind %q in %s: use RequestPriority or FlowSchema", meta.Kind, v1alpha1.GroupVersion))}
+		"unsupported kind %q in %s: use RequestPriority, FlowSchema or EventRateLimit", meta.Kind, v1alpha1.GroupVersion))}
 }
 
 // decodeList decodes the items of a v1 List.

@@ -1,5 +1,5 @@
 // Package validate implements `apf-operator validate`, the offline validator: it reads
-// RequestPriority and FlowSchema manifests from files, directories (recursively) or standard
+// RequestPriority, FlowSchema and EventRateLimit manifests from files, directories (recursively) or standard
 // input, and runs on the whole set the same rules the admission webhooks run in a cluster
 // (package internal/validation), so that a GitOps repository can check its APF configuration
 // before a change merges, with no cluster.
@@ -14,7 +14,9 @@
 // duplicate field is an error. Across the set, two RequestPriority objects with one level and
 // two objects of one kind with one name are errors; a FlowSchema naming a RequestPriority that
 // is not in the set is a warning (it may already exist in the cluster). Authorization for the
-// exempt level is not checked: it depends on who applies the manifests.
+// exempt level is not checked: it depends on who applies the manifests. EventRateLimit objects
+// are checked on their own (validation.EventRateLimitSpec); they are not part of the APF set and
+// not projected.
 //
 // --target says what the configuration must be fit for. `filter` (the default) checks the
 // admission rules above, which is all the in-process filter needs. `native` also projects the

@@ -21,7 +21,7 @@ func LoadObjects(paths []string, stdin io.Reader) ([]v1alpha1.RequestPriority, [
 		for _, o := range objs {
 			if o.rp != nil {
 				rps = append(rps, *o.rp)
-			} else {
+			} else if o.apf() {
 				fss = append(fss, *o.fs)
 			}
 		}

@@ -21,13 +21,16 @@ func nativeFindings(objs []object) []finding {
 	for _, o := range first {
 		if o.rp != nil {
 			rps = append(rps, *o.rp)
-		} else {
+		} else if o.apf() {
 			fss = append(fss, *o.fs)
 		}
 	}
 	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
 	var findings []finding
 	for _, o := range first {
+		if !o.apf() {
+			continue // EventRateLimit is enforced by the events webhook, not projected
+		}
 		kind, name := o.kindName()
 		results := plan.FlowSchemaResults
 		if o.rp != nil {
