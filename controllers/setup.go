@@ -62,14 +62,17 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("enforcement %q is not one of %q, %q", opts.Enforcement, EnforcementNative, EnforcementNone)
 	}
 	project := opts.Enforcement == EnforcementNative
-	snaps := newSnapshots(project)
+	snaps := newSnapshotHolder(mgr.GetCache(), project)
+	if err := mgr.Add(snaps); err != nil {
+		return fmt.Errorf("adding the effective configuration's snapshots: %w", err)
+	}
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 	rpr := &requestPriorityReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
-	if err := rpr.setup(mgr, project); err != nil {
+	if err := rpr.setup(mgr); err != nil {
 		return fmt.Errorf("setting up the RequestPriority status reconciler: %w", err)
 	}
 	fsr := &flowSchemaReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
-	if err := fsr.setup(mgr, project); err != nil {
+	if err := fsr.setup(mgr); err != nil {
 		return fmt.Errorf("setting up the FlowSchema status reconciler: %w", err)
 	}
 	if project {
@@ -91,7 +94,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	return nil
 }
 
-func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshots, opts Options) error {
+func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshotHolder, opts Options) error {
 	metrics, err := newProjectionMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the projection metrics: %w", err)
