@@ -33,7 +33,7 @@ func (r *flowSchemaReconciler) setup(mgr ctrl.Manager) error {
 		Named("flowschema-status").
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.FlowSchema{}).
-		WatchesRawSource(r.snapshots.source(true, func(old, cur *snapshot) []string {
+		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
 			return changedNames(old.fsViews(), cur.fss)
 		})).
 		Complete(r)
@@ -46,7 +46,7 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := r.client.Get(ctx, req.NamespacedName, &fs); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	snap := r.snapshots.getSettled()
+	snap := r.snapshots.get()
 	view, current := snap.currentView(snap.fsViews(), &fs)
 	if !current {
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it

@@ -44,7 +44,7 @@ func (p *projector) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("apf-projection").
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
-		WatchesRawSource(p.snapshots.source(false, func(_, _ *snapshot) []string { return []string{projectionKey.Name} })).
+		WatchesRawSource(p.snapshots.source(func(_, _ *snapshot) []string { return []string{projectionKey.Name} })).
 		Complete(p)
 }
 

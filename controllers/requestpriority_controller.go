@@ -44,7 +44,7 @@ func (r *requestPriorityReconciler) setup(mgr ctrl.Manager) error {
 		Named("requestpriority-status").
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.RequestPriority{}).
-		WatchesRawSource(r.snapshots.source(true, func(old, cur *snapshot) []string {
+		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
 			return changedNames(old.rpViews(), cur.rps)
 		})).
 		Complete(r)
@@ -57,7 +57,7 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	if err := r.client.Get(ctx, req.NamespacedName, &rp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	snap := r.snapshots.getSettled()
+	snap := r.snapshots.get()
 	view, current := snap.currentView(snap.rpViews(), &rp)
 	if !current {
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it

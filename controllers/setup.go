@@ -62,7 +62,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("enforcement %q is not one of %q, %q", opts.Enforcement, EnforcementNative, EnforcementNone)
 	}
 	project := opts.Enforcement == EnforcementNative
-	snaps := newSnapshotHolder(mgr.GetCache(), project)
+	duration, err := newSnapshotDuration(opts.Registerer)
+	if err != nil {
+		return fmt.Errorf("registering the snapshot metrics: %w", err)
+	}
+	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
 	if err := mgr.Add(snaps); err != nil {
 		return fmt.Errorf("adding the effective configuration's snapshots: %w", err)
 	}

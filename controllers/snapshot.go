@@ -167,7 +167,7 @@ func changedNames(old, cur map[string]objectView) []string {
 // projectionPendingGrace is how long a status waits for the native object being written
 // before it shows Projected reason Pending: a new object's status is then written once, with
 // Projected=True, and a repaired native object causes no status write at all.
-const projectionPendingGrace = 30 * time.Second
+const projectionPendingGrace = 60 * time.Second
 
 // projectionWait is how much longer the status of v waits for its native object; 0 when it is
 // not pending or has waited long enough.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -24,16 +25,13 @@ import (
 // objects) is computed when it pauses for snapshotQuiet, and at least every snapshotMaxDelay
 // while it lasts; between two computations the holder also waits twice as long as the last
 // one took, so computing never takes more than a third of a CPU however large the
-// configuration. The projector follows every snapshot. The status reconcilers follow settled
-// snapshots only: one followed by settleQuiet without a change, or published settledMaxAge
-// after the last settled one. So an object's status is written once the burst is over, not for
-// each of its intermediate states (a RequestPriority's count of FlowSchemas as they arrive),
-// and at least every settledMaxAge while a burst lasts.
+// configuration. So a bulk apply writes each object's status and native object about once
+// (after the burst), not for each of its intermediate states (a RequestPriority's count of
+// FlowSchemas as they arrive, a native precedence reassigned as gaps fill up), at the price
+// of a status and a projection that lag a change by snapshotQuiet.
 const (
-	snapshotQuiet    = 250 * time.Millisecond
-	snapshotMaxDelay = 5 * time.Second
-	settleQuiet      = 2 * time.Second
-	settledMaxAge    = 30 * time.Second
+	snapshotQuiet    = 2 * time.Second
+	snapshotMaxDelay = 30 * time.Second
 )
 
 // snapshotHolder computes the snapshot of the cache after each burst of changes and publishes
@@ -44,53 +42,36 @@ type snapshotHolder struct {
 	project bool
 	cache   cache.Cache
 
-	current      atomic.Pointer[snapshot]
-	settled      atomic.Pointer[snapshot]
-	settledAt    time.Time     // when settled was published (the holder's goroutine only)
-	changed      chan struct{} // capacity 1: changes not yet computed
-	computations atomic.Int64
+	current  atomic.Pointer[snapshot]
+	changed  chan struct{} // capacity 1: changes not yet computed
+	duration prometheus.Histogram
 
 	mu          sync.Mutex
-	subscribers []subscriber
+	subscribers []func(old, cur *snapshot)
 }
 
-// subscriber is a function called with published snapshots: every one, or settled ones only.
-type subscriber struct {
-	settledOnly bool
-	fn          func(old, cur *snapshot)
-}
-
-func newSnapshotHolder(c cache.Cache, project bool) *snapshotHolder {
-	return &snapshotHolder{project: project, cache: c, changed: make(chan struct{}, 1)}
+func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
+	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
 }
 
 // get returns the current snapshot; nil until the first one is computed.
 func (h *snapshotHolder) get() *snapshot { return h.current.Load() }
 
-// getSettled returns the current settled snapshot; nil until the first one is computed.
-func (h *snapshotHolder) getSettled() *snapshot { return h.settled.Load() }
-
-// subscribe calls fn with every published snapshot (settled ones only if settledOnly) and the
-// one of the same sort before it, from the holder's goroutine (fn must not block); if such a
-// snapshot exists already, fn first gets (nil, it).
-func (h *snapshotHolder) subscribe(settledOnly bool, fn func(old, cur *snapshot)) {
+// subscribe calls fn with every published snapshot and the one before it, from the holder's
+// goroutine (fn must not block); if a snapshot exists already, fn first gets (nil, it).
+func (h *snapshotHolder) subscribe(fn func(old, cur *snapshot)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.subscribers = append(h.subscribers, subscriber{settledOnly: settledOnly, fn: fn})
-	cur := h.current.Load()
-	if settledOnly {
-		cur = h.settled.Load()
-	}
-	if cur != nil {
+	h.subscribers = append(h.subscribers, fn)
+	if cur := h.current.Load(); cur != nil {
 		fn(nil, cur)
 	}
 }
 
-// source is a controller source that enqueues the names pick returns for each snapshot
-// (settled ones only if settledOnly).
-func (h *snapshotHolder) source(settledOnly bool, pick func(old, cur *snapshot) []string) source.Source {
+// source is a controller source that enqueues the names pick returns for each snapshot.
+func (h *snapshotHolder) source(pick func(old, cur *snapshot) []string) source.Source {
 	return source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		h.subscribe(settledOnly, func(old, cur *snapshot) {
+		h.subscribe(func(old, cur *snapshot) {
 			for _, name := range pick(old, cur) {
 				q.Add(reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
 			}
@@ -99,35 +80,12 @@ func (h *snapshotHolder) source(settledOnly bool, pick func(old, cur *snapshot) 
 	})
 }
 
-// publishSettled publishes the current snapshot again, as settled.
-func (h *snapshotHolder) publishSettled() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.settle(h.current.Load())
-}
-
-// settle makes cur the settled snapshot and tells the subscribers that follow settled ones.
-func (h *snapshotHolder) settle(cur *snapshot) {
-	old := h.settled.Swap(cur)
-	h.settledAt = time.Now()
-	for _, s := range h.subscribers {
-		if s.settledOnly {
-			s.fn(old, cur)
-		}
-	}
-}
-
-func (h *snapshotHolder) publish(cur *snapshot, settled bool) {
+func (h *snapshotHolder) publish(cur *snapshot) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old := h.current.Swap(cur)
-	for _, s := range h.subscribers {
-		if !s.settledOnly {
-			s.fn(old, cur)
-		}
-	}
-	if settled {
-		h.settle(cur)
+	for _, fn := range h.subscribers {
+		fn(old, cur)
 	}
 }
 
@@ -142,30 +100,14 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 	}
 	log := logf.FromContext(ctx).WithName("snapshot")
 	for {
-		settled := time.Since(h.settledAt) >= settledMaxAge
-		spent, err := h.compute(ctx, settled)
+		spent, err := h.compute(ctx)
 		if err != nil {
 			log.Error(err, "Computing the effective configuration; retrying")
 			h.signal()
-		} else if !settled && h.quietFor(ctx, settleQuiet) {
-			h.publishSettled()
 		}
 		if !h.awaitBurst(ctx, spent) {
 			return nil
 		}
-	}
-}
-
-// quietFor reports whether d passed without a change (a change is left pending).
-func (h *snapshotHolder) quietFor(ctx context.Context, d time.Duration) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case <-h.changed:
-		h.signal()
-		return false
-	case <-time.After(d):
-		return true
 	}
 }
 
@@ -211,7 +153,7 @@ func (h *snapshotHolder) signal() {
 
 // compute lists the cache without copying (effective.Compute and native.Project do not modify
 // their arguments, and the snapshot is read-only) and publishes the snapshot.
-func (h *snapshotHolder) compute(ctx context.Context, settled bool) (time.Duration, error) {
+func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	start := time.Now()
 	var rps flowv1.RequestPriorityList
 	if err := h.cache.List(ctx, &rps, client.UnsafeDisableDeepCopy); err != nil {
@@ -228,9 +170,10 @@ func (h *snapshotHolder) compute(ctx context.Context, settled bool) (time.Durati
 			return 0, err
 		}
 	}
-	h.publish(buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now()), settled)
-	h.computations.Add(1)
-	return time.Since(start), nil
+	h.publish(buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now()))
+	took := time.Since(start)
+	h.duration.Observe(took.Seconds())
+	return took, nil
 }
 
 func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, error) {
@@ -277,8 +220,9 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := old.(client.Object)
 			c, ok2 := cur.(client.Object)
-			if specOnly && ok1 && ok2 && o.GetGeneration() == c.GetGeneration() {
-				return // a status or metadata write: the configuration is the same
+			if ok1 && ok2 && (o.GetResourceVersion() == c.GetResourceVersion() ||
+				specOnly && o.GetGeneration() == c.GetGeneration()) {
+				return // a resync, or a status or metadata write: the configuration is the same
 			}
 			h.signal()
 		},

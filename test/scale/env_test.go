@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -74,8 +75,9 @@ func startEnvironment(dir string) (*environment, error) {
 
 // operator is the operator running in process: status reconcilers, projector and webhooks.
 type operator struct {
-	latency *latencyRecorder
-	stop    func() error
+	latency  *latencyRecorder
+	registry *prometheus.Registry
+	stop     func() error
 }
 
 // startOperator runs a manager as main.go sets it up (enforcement native, no defaults, so the
@@ -85,7 +87,7 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 	cfg.UserAgent = operatorUserAgent
 	cfg.QPS, cfg.Burst = -1, 0 // ctrl.GetConfig's default, as the operator runs: no client-side limit
 	wo := e.env.WebhookInstallOptions
-	op := &operator{latency: &latencyRecorder{}}
+	op := &operator{latency: &latencyRecorder{}, registry: prometheus.NewRegistry()}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 e.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -106,7 +108,7 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		cancel()
 		return nil, err
 	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative}); err != nil {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: op.registry}); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -124,6 +126,21 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		return nil, err
 	}
 	return op, nil
+}
+
+// snapshots returns how many snapshots the operator computed and the time they took.
+func (op *operator) snapshots() (uint64, time.Duration, error) {
+	families, err := op.registry.Gather()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, f := range families {
+		if f.GetName() == "apf_operator_snapshot_duration_seconds" && len(f.GetMetric()) == 1 {
+			h := f.GetMetric()[0].GetHistogram()
+			return h.GetSampleCount(), time.Duration(h.GetSampleSum() * float64(time.Second)), nil
+		}
+	}
+	return 0, 0, errors.New("no apf_operator_snapshot_duration_seconds metric")
 }
 
 // waitServing polls the webhook server's started check and waits for the cache to sync.

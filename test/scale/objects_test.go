@@ -21,31 +21,38 @@ type load struct {
 func rpName(i int) string { return fmt.Sprintf("tenant-%04d", i) }
 func fsName(i int) string { return fmt.Sprintf("svc-%05d", i) }
 
-// objects returns every object of the load in a random order (seeded: reproducible), as a
-// GitOps sync applies a directory.
-func (l load) objects(seed uint64) []client.Object {
-	out := make([]client.Object, 0, l.rps+l.fss)
-	for i := range l.rps {
-		out = append(out, &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: rpName(i)},
+// order returns the indexes of the load's objects in a random order (seeded: reproducible),
+// as a GitOps sync applies a directory; object builds one of them.
+func (l load) order(seed uint64) []int {
+	out := make([]int, l.rps+l.fss)
+	for i := range out {
+		out[i] = i
+	}
+	r := rand.New(rand.NewPCG(seed, seed))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// object builds object i of the load: RequestPriorities first, then FlowSchemas. Objects are
+// built when applied and dropped after, so that the load weighs little on the measured heap.
+func (l load) object(i int) client.Object {
+	if i < l.rps {
+		return &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: rpName(i)},
 			Spec: flowv1.RequestPrioritySpec{
 				PriorityLevel:            int32(100 + i),
 				AssuredConcurrencyShares: ptr.To[int32](10),
 				QueuesPerWidth:           ptr.To[int32](64),
 				HandSize:                 ptr.To[int32](6),
 				QueueLengthLimit:         ptr.To[int32](50),
-			}})
+			}}
 	}
-	for i := range l.fss {
-		out = append(out, &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: fsName(i)},
-			Spec: flowv1.FlowSchemaSpec{
-				MatchingPriority: int32(1000 + i%97),
-				RequestPriority:  flowv1.RequestPriorityReference{Name: rpName(i % l.rps)},
-				Match: []flowv1.Conjunction{{And: []flowv1.AtomicTest{{Equals: &flowv1.ValueTest{
-					Field: flowv1.FieldUser, Value: fmt.Sprintf("system:serviceaccount:tenant-%04d:svc-%05d", i%l.rps, i),
-				}}}}},
-			}})
-	}
-	r := rand.New(rand.NewPCG(seed, seed))
-	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
+	i -= l.rps
+	return &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: fsName(i)},
+		Spec: flowv1.FlowSchemaSpec{
+			MatchingPriority: int32(1000 + i%97),
+			RequestPriority:  flowv1.RequestPriorityReference{Name: rpName(i % l.rps)},
+			Match: []flowv1.Conjunction{{And: []flowv1.AtomicTest{{Equals: &flowv1.ValueTest{
+				Field: flowv1.FieldUser, Value: fmt.Sprintf("system:serviceaccount:tenant-%04d:svc-%05d", i%l.rps, i),
+			}}}}},
+		}}
 }

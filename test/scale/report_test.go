@@ -68,6 +68,8 @@ type figures struct {
 	counts             *writeCounts
 	heap, rss          uint64
 	p50, p99           time.Duration
+	snapshots          uint64
+	computing          time.Duration
 	requests           int
 }
 
@@ -90,6 +92,7 @@ func report(out io.Writer, f figures) {
 	row("  backstop native writes", fmt.Sprint(f.writes.backstop), "")
 	row("  events per object", fmt.Sprintf("%.2f", float64(f.counts.events)/float64(objects)), "")
 	row("  refused writes (conflicts)", fmt.Sprint(f.counts.failed), "")
+	row("snapshots computed (time spent)", fmt.Sprintf("%d (%s)", f.snapshots, f.computing.Round(10*time.Millisecond)), "")
 	row("peak heap (test process)", mib(f.heap), "≤ 300 MiB")
 	row("peak RSS (test process)", mib(f.rss), "")
 	row("webhook p50", f.p50.Round(10*time.Microsecond).String(), "")

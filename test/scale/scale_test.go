@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
@@ -28,6 +30,12 @@ var (
 // nativeCapacity is how many FlowSchemas the projection can give distinct matching
 // precedences (docs/enforcement.md): the rest report PrecedenceExhausted.
 const nativeCapacity = native.MaxPrecedence - native.MinPrecedence
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	log.SetLogger(logr.Discard()) // the operator's logs at this volume would drown the figures
+	os.Exit(m.Run())
+}
 
 // TestScale applies the load at once, through the webhook, and checks that every object
 // converges (status current and Ready, projection done as far as native precedences allow)
@@ -53,11 +61,11 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := load{rps: *rpCount, fss: *fsCount}
-	objects := l.objects(1)
+	order := l.order(1)
 
 	mem := startMemorySampler(100 * time.Millisecond)
 	start := time.Now()
-	if err := apply(ctx, admin, objects, *appliers); err != nil {
+	if err := apply(ctx, admin, l, order, *appliers); err != nil {
 		t.Fatal(err)
 	}
 	applied := time.Since(start)
@@ -77,10 +85,17 @@ func TestScale(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := perObject(l, counts)
+	snapshots, computing, err := op.snapshots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit := uint64(len(order) / 10); snapshots > limit {
+		t.Errorf("%d snapshots computed for %d objects, want at most %d: changes are not coalesced", snapshots, len(order), limit)
+	}
 	p50, _ := op.latency.quantile(0.5)
 	p99, requests := op.latency.quantile(0.99)
-	if requests < len(objects) {
-		t.Errorf("the webhook served %d requests for %d creations: not every object went through it", requests, len(objects))
+	if requests < len(order) {
+		t.Errorf("the webhook served %d requests for %d creations: not every object went through it", requests, len(order))
 	}
 	if len(counts.other) > 0 {
 		t.Errorf("unexpected operator writes: %v", counts.other)
@@ -90,15 +105,17 @@ func TestScale(t *testing.T) {
 			over[:min(len(over), 10)])
 	}
 	report(os.Stdout, figures{load: l, applied: applied, converged: converged, writes: w, counts: counts,
-		heap: heap, rss: rss, p50: p50, p99: p99, requests: requests})
+		snapshots: snapshots, computing: computing, heap: heap, rss: rss, p50: p50, p99: p99, requests: requests})
 }
 
-// apply creates every object with n concurrent clients, as a GitOps sync of one directory.
-func apply(ctx context.Context, c client.Client, objects []client.Object, n int) error {
+// apply creates the objects of l in order with n concurrent clients, as a GitOps sync of one
+// directory.
+func apply(ctx context.Context, c client.Client, l load, order []int, n int) error {
 	var g errgroup.Group
 	g.SetLimit(n)
-	for _, obj := range objects {
+	for _, i := range order {
 		g.Go(func() error {
+			obj := l.object(i)
 			if err := c.Create(ctx, obj); err != nil {
 				return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 			}
