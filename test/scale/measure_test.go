@@ -106,6 +106,15 @@ func peakRSS() (uint64, error) {
 	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
 
+// loadAverage is the machine's 1-minute load average, which the figures depend on.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Fields(string(data))[0]
+}
+
 // auditEvent is the part of an audit.k8s.io/v1 Event the count needs.
 type auditEvent struct {
 	Verb      string `json:"verb"`

@@ -70,6 +70,7 @@ type figures struct {
 	p50, p99           time.Duration
 	snapshots          uint64
 	computing          time.Duration
+	machineLoad        string
 	requests           int
 }
 
@@ -79,6 +80,7 @@ func report(out io.Writer, f figures) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintf(tw, "Scale: %d RequestPriorities + %d FlowSchemas, %d appliers, GOMAXPROCS %d\n",
 		f.load.rps, f.load.fss, *appliers, runtime.GOMAXPROCS(0))
+	_, _ = fmt.Fprintf(tw, "Machine load average (1 min) at start / at convergence: %s\n", f.machineLoad)
 	_, _ = fmt.Fprintln(tw, "figure\tmeasured\tgoal")
 	row := func(name, measured, goal string) { _, _ = fmt.Fprintf(tw, "%s\t%s\t%s\n", name, measured, goal) }
 	row("apply (all creations admitted)", f.applied.Round(100*time.Millisecond).String(), "")

@@ -24,7 +24,8 @@ var (
 	fsCount   = flag.Int("scale.fss", 1000, "FlowSchema objects to apply")
 	appliers  = flag.Int("scale.appliers", 16, "concurrent clients applying the objects")
 	converge  = flag.Duration("scale.timeout", 5*time.Minute, "how long the objects may take to converge")
-	maxWrites = flag.Int("scale.max-writes", 2, "most operator writes (status and native) allowed per object")
+	maxWrites = flag.Int("scale.max-writes", 2, "most operator writes (status and native) allowed per object, "+
+		"when the apply is seen in one snapshot")
 )
 
 // nativeCapacity is how many FlowSchemas the projection can give distinct matching
@@ -39,7 +40,9 @@ func TestMain(m *testing.M) {
 
 // TestScale applies the load at once, through the webhook, and checks that every object
 // converges (status current and Ready, projection done as far as native precedences allow)
-// with at most -scale.max-writes operator writes per object; it reports the figures.
+// with at most -scale.max-writes operator writes per object (allowedWrites); it reports the
+// figures. Time, memory and latency are reported beside their goals, not asserted: they
+// depend on the machine's load (docs/scale.md).
 func TestScale(t *testing.T) {
 	ctx := context.Background()
 	env, err := startEnvironment(t.TempDir())
@@ -63,6 +66,7 @@ func TestScale(t *testing.T) {
 	l := load{rps: *rpCount, fss: *fsCount}
 	order := l.order(1)
 
+	loadBefore := loadAverage()
 	mem := startMemorySampler(100 * time.Millisecond)
 	start := time.Now()
 	if err := apply(ctx, admin, l, order, *appliers); err != nil {
@@ -73,6 +77,7 @@ func TestScale(t *testing.T) {
 		t.Fatalf("not converged %s after the apply began: %v", *converge, err)
 	}
 	converged := time.Since(start)
+	loadAfter := loadAverage()
 	heap := mem.finish()
 	rss, err := peakRSS()
 	if err != nil {
@@ -100,12 +105,23 @@ func TestScale(t *testing.T) {
 	if len(counts.other) > 0 {
 		t.Errorf("unexpected operator writes: %v", counts.other)
 	}
-	if over := w.over(*maxWrites); len(over) > 0 {
-		t.Errorf("%d objects had more than %d operator writes (status+native), e.g. %v", len(over), *maxWrites,
-			over[:min(len(over), 10)])
+	if over := w.over(allowedWrites(applied)); len(over) > 0 {
+		t.Errorf("%d objects had more than %d operator writes (status+native) for an apply of %s, e.g. %v", len(over),
+			allowedWrites(applied), applied.Round(time.Second), over[:min(len(over), 10)])
 	}
 	report(os.Stdout, figures{load: l, applied: applied, converged: converged, writes: w, counts: counts,
-		snapshots: snapshots, computing: computing, heap: heap, rss: rss, p50: p50, p99: p99, requests: requests})
+		snapshots: snapshots, computing: computing, machineLoad: loadBefore + " / " + loadAfter, heap: heap, rss: rss, p50: p50, p99: p99, requests: requests})
+}
+
+// snapshotMaxDelay is the operator's longest wait before it computes a burst of changes
+// (controllers.snapshotMaxDelay).
+const snapshotMaxDelay = 30 * time.Second
+
+// allowedWrites is -scale.max-writes, plus one for each snapshotMaxDelay the apply lasted: an
+// apply slower than that (a loaded machine) is seen in several snapshots, and each may rightly
+// rewrite a status (a RequestPriority's count of FlowSchemas) or a native precedence.
+func allowedWrites(applied time.Duration) int {
+	return *maxWrites + int(applied/snapshotMaxDelay)
 }
 
 // apply creates the objects of l in order with n concurrent clients, as a GitOps sync of one
