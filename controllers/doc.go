@@ -19,8 +19,12 @@
 //     own. Like the defaults reconciler it handles one fixed request and waits for the cache to
 //     show its writes.
 //
-// The three share one snapshot (snapshot.go): the effective configuration and its projection
-// are computed once per distinct state of the objects they depend on.
+// The three share one snapshot (snapshot.go, snapshot_holder.go): the effective configuration,
+// its projection and every object's view (what its status is computed from) are computed once
+// per burst of changes (when it pauses for 2 s, or every 30 s while it lasts) and published
+// atomically; no reconcile lists the cache. The status reconcilers are enqueued only for the
+// objects whose view changed. So a bulk apply writes each object's status and native object
+// about once.
 //
 // Status is written only when it changes and events are emitted only on transitions, so an
 // idle cluster sees no writes from the operator.
@@ -37,4 +41,6 @@
 //     because an applied manifest set their spec (annotation autoupdate-spec set to "false").
 //   - apf_operator_projection_objects{kind,state}: objects by projection state.
 //   - apf_operator_projection_writes_total{kind,operation,result}: writes of native objects.
+//   - apf_operator_snapshot_duration_seconds: computations of the shared snapshot (histogram;
+//     its count is how many were made).
 package controllers

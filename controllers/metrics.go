@@ -89,3 +89,14 @@ func (m *projectionMetrics) record(plan *native.Plan) {
 		}
 	}
 }
+
+// newSnapshotDuration creates the histogram of the effective configuration's computations
+// (its count is how many were made) and registers it into reg.
+func newSnapshotDuration(reg prometheus.Registerer) (prometheus.Histogram, error) {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "apf_operator_snapshot_duration_seconds",
+		Help:    "Time to compute the effective configuration and its projection from the cache, once per burst of changes.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 8),
+	})
+	return h, reg.Register(h)
+}

@@ -4,21 +4,18 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
@@ -36,80 +33,80 @@ var projectionKey = reconcile.Request{NamespacedName: types.NamespacedName{Name:
 type projector struct {
 	client    client.Client
 	recorder  events.EventRecorder
-	snapshots *snapshots
+	snapshots *snapshotHolder
 	metrics   *projectionMetrics
 	pending   *expectations
 }
 
-// setup watches both of our kinds and both native kinds (any change: a user's edit of an
-// owned native object is reverted, a deleted one re-created) and enqueues the key once at
-// start.
+// setup re-plans on every snapshot: the holder watches both of our kinds and both native kinds
+// (any change: a user's edit of an owned native object is reverted, a deleted one re-created).
 func (p *projector) setup(mgr ctrl.Manager) error {
-	toKey := handler.EnqueueRequestsFromMapFunc(p.observe)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("apf-projection").
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
-		Watches(&flowv1.RequestPriority{}, toKey).
-		Watches(&flowv1.FlowSchema{}, toKey).
-		Watches(&flowcontrolv1.PriorityLevelConfiguration{}, toKey).
-		Watches(&flowcontrolv1.FlowSchema{}, toKey).
-		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-			q.Add(projectionKey)
-			return nil
-		})).
+		WatchesRawSource(p.snapshots.source(func(_, _ *snapshot) []string { return []string{projectionKey.Name} })).
 		Complete(p)
 }
 
-func (p *projector) observe(_ context.Context, obj client.Object) []reconcile.Request {
-	p.pending.observe(obj)
-	return []reconcile.Request{projectionKey}
-}
-
 // Reconcile applies the plan: levels before the schemas that refer to them, stale schemas
-// before stale levels, so no native schema ever refers to a missing level of ours.
+// before stale levels, so no native schema ever refers to a missing level of ours. Objects of
+// one kind are written concurrently (projectionWriters at a time).
 func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
-	if wait := p.pending.wait(); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
+	snap := p.snapshots.get()
+	if snap == nil || snap.plan == nil {
+		return ctrl.Result{}, nil // the first snapshot enqueues the key
 	}
-	snap, err := p.snapshots.get(ctx, p.client)
-	if err != nil {
-		return ctrl.Result{}, err
+	for i := range snap.natives.PriorityLevels {
+		p.pending.observe(&snap.natives.PriorityLevels[i])
+	}
+	for i := range snap.natives.FlowSchemas {
+		p.pending.observe(&snap.natives.FlowSchemas[i])
+	}
+	if wait := p.pending.wait(); wait > 0 {
+		// The snapshot predates some of our writes: the one showing them enqueues the key.
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	plan := snap.plan
 	p.metrics.record(plan)
-	existingPLC, existingFS := byName(snap.natives)
-	var errs []error
-	for i := range plan.PriorityLevels {
+	errs := p.each(len(plan.PriorityLevels), func(i int) error {
 		desired := &plan.PriorityLevels[i]
-		if !levelUpToDate(desired, existingPLC[desired.Name]) {
-			errs = append(errs, p.apply(ctx, desired, native.KindRequestPriority))
+		if levelUpToDate(desired, snap.livePLCs[desired.Name]) {
+			return nil
 		}
-	}
-	for i := range plan.FlowSchemas {
+		return p.apply(ctx, desired.DeepCopy(), native.KindRequestPriority)
+	})
+	errs = append(errs, p.each(len(plan.FlowSchemas), func(i int) error {
 		desired := &plan.FlowSchemas[i]
-		if !schemaUpToDate(desired, existingFS[desired.Name]) {
-			errs = append(errs, p.apply(ctx, desired, native.KindFlowSchema))
+		if schemaUpToDate(desired, snap.liveFSs[desired.Name]) {
+			return nil
 		}
-	}
-	for _, name := range plan.StaleFlowSchemas {
-		errs = append(errs, p.delete(ctx, existingFS[name]))
-	}
-	for _, name := range plan.StalePriorityLevels {
-		errs = append(errs, p.delete(ctx, existingPLC[name]))
-	}
+		return p.apply(ctx, desired.DeepCopy(), native.KindFlowSchema)
+	})...)
+	errs = append(errs, p.each(len(plan.StaleFlowSchemas), func(i int) error {
+		return p.delete(ctx, snap.liveFSs[plan.StaleFlowSchemas[i]].DeepCopy())
+	})...)
+	errs = append(errs, p.each(len(plan.StalePriorityLevels), func(i int) error {
+		return p.delete(ctx, snap.livePLCs[plan.StalePriorityLevels[i]].DeepCopy())
+	})...)
 	return ctrl.Result{}, firstError(errs)
 }
 
-func byName(e native.Existing) (map[string]*flowcontrolv1.PriorityLevelConfiguration, map[string]*flowcontrolv1.FlowSchema) {
-	plcs := make(map[string]*flowcontrolv1.PriorityLevelConfiguration, len(e.PriorityLevels))
-	for i := range e.PriorityLevels {
-		plcs[e.PriorityLevels[i].Name] = &e.PriorityLevels[i]
+// projectionWriters bounds the projector's concurrent writes.
+const projectionWriters = 8
+
+// each runs write(0..n-1), projectionWriters at a time, and returns every error.
+func (p *projector) each(n int, write func(i int) error) []error {
+	errs := make([]error, n)
+	var g errgroup.Group
+	g.SetLimit(projectionWriters)
+	for i := 0; i < n; i++ {
+		g.Go(func() error {
+			errs[i] = write(i)
+			return nil
+		})
 	}
-	fss := make(map[string]*flowcontrolv1.FlowSchema, len(e.FlowSchemas))
-	for i := range e.FlowSchemas {
-		fss[e.FlowSchemas[i].Name] = &e.FlowSchemas[i]
-	}
-	return plcs, fss
+	_ = g.Wait()
+	return errs
 }
 
 // apply writes one native object with server-side apply. A failure is reported as a Warning

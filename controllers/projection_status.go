@@ -1,8 +1,6 @@
 package controllers
 
 import (
-	"fmt"
-
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -40,58 +38,13 @@ func metadataUpToDate(desired, live *metav1.ObjectMeta) bool {
 	return true
 }
 
-// projectionOf returns the Projected condition's content for one object from the snapshot:
-// the plan's result, confirmed by the cluster (Projected=True only once the native object
-// holds the plan, reason Pending until then).
-func projectionOf(snap *snapshot, res native.Result, isLevel bool) native.Result {
-	if !res.Projected || res.NativeName == native.ExemptLevelName {
-		return res
-	}
-	plcs, fss := byName(snap.natives)
-	live := false
-	if isLevel {
-		live = levelUpToDate(findLevel(snap.plan, res.NativeName), plcs[res.NativeName])
-	} else {
-		live = schemaUpToDate(findSchema(snap.plan, res.NativeName), fss[res.NativeName])
-	}
-	if live {
-		return res
-	}
-	return native.Result{Reason: flowv1.ReasonPending, NativeName: res.NativeName, Message: fmt.Sprintf(
-		"the native object %s is being written; if this lasts, see the Warning events of this object and the "+
-			"operator's logs", res.NativeName)}
-}
-
-func findLevel(plan *native.Plan, name string) *flowcontrolv1.PriorityLevelConfiguration {
-	for i := range plan.PriorityLevels {
-		if plan.PriorityLevels[i].Name == name {
-			return &plan.PriorityLevels[i]
-		}
-	}
-	return nil
-}
-
-func findSchema(plan *native.Plan, name string) *flowcontrolv1.FlowSchema {
-	for i := range plan.FlowSchemas {
-		if plan.FlowSchemas[i].Name == name {
-			return &plan.FlowSchemas[i]
-		}
-	}
-	return nil
-}
-
-// setProjected sets the Projected condition and returns the native name for status; with no
-// plan (enforcement none) it removes the condition.
-func setProjected(conditions *[]metav1.Condition, snap *snapshot, res native.Result, found, isLevel bool,
-	generation int64, now metav1.Time) string {
-	if snap.plan == nil {
+// setProjected sets the Projected condition from a view's projection and returns the native
+// name for status; without projection (enforcement none) it removes the condition.
+func setProjected(conditions *[]metav1.Condition, project bool, res native.Result, generation int64, now metav1.Time) string {
+	if !project {
 		meta.RemoveStatusCondition(conditions, flowv1.ConditionProjected)
 		return ""
 	}
-	if !found {
-		res = native.Result{Reason: flowv1.ReasonNotInEffect, Message: "not projected: the object is not in effect"}
-	}
-	res = projectionOf(snap, res, isLevel)
 	status := metav1.ConditionFalse
 	if res.Projected {
 		status = metav1.ConditionTrue

@@ -74,14 +74,21 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("enforcement %q is not one of %q, %q", opts.Enforcement, EnforcementNative, EnforcementNone)
 	}
 	project := opts.Enforcement == EnforcementNative
-	snaps := newSnapshots(project)
+	duration, err := newSnapshotDuration(opts.Registerer)
+	if err != nil {
+		return fmt.Errorf("registering the snapshot metrics: %w", err)
+	}
+	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	if err := mgr.Add(snaps); err != nil {
+		return fmt.Errorf("adding the effective configuration's snapshots: %w", err)
+	}
 	recorder := mgr.GetEventRecorder(eventRecorderName)
 	rpr := &requestPriorityReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
-	if err := rpr.setup(mgr, project); err != nil {
+	if err := rpr.setup(mgr); err != nil {
 		return fmt.Errorf("setting up the RequestPriority status reconciler: %w", err)
 	}
 	fsr := &flowSchemaReconciler{client: mgr.GetClient(), recorder: recorder, clock: opts.Clock, snapshots: snaps}
-	if err := fsr.setup(mgr, project); err != nil {
+	if err := fsr.setup(mgr); err != nil {
 		return fmt.Errorf("setting up the FlowSchema status reconciler: %w", err)
 	}
 	if err := setupEventRateLimit(mgr, recorder, opts); err != nil {
@@ -128,7 +135,7 @@ func setupEventRateLimit(mgr ctrl.Manager, recorder events.EventRecorder, opts O
 		engine: opts.EventRateLimit, period: replicaPollPeriod})
 }
 
-func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshots, opts Options) error {
+func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snapshotHolder, opts Options) error {
 	metrics, err := newProjectionMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the projection metrics: %w", err)

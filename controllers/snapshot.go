@@ -1,13 +1,13 @@
 package controllers
 
 import (
-	"context"
-	"hash/fnv"
-	"strconv"
-	"sync"
+	"fmt"
+	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -15,113 +15,186 @@ import (
 )
 
 // snapshot is the effective configuration of the cached objects and, when the operator
-// projects, its projection and the native objects it was computed against.
+// projects, its projection and the native objects it was computed against. It is computed once
+// per burst of changes (snapshotHolder) and never modified afterwards: the status reconcilers
+// and the projector read it concurrently.
 type snapshot struct {
 	cfg     *effective.Config
 	plan    *native.Plan // nil when enforcement is none
 	natives native.Existing
+	// livePLCs and liveFSs index the native objects by name, planPLCs and planFSs the plan's.
+	livePLCs, planPLCs map[string]*flowcontrolv1.PriorityLevelConfiguration
+	liveFSs, planFSs   map[string]*flowcontrolv1.FlowSchema
+	// rps and fss are what each object's status is computed from, by name.
+	rps, fss map[string]objectView
 }
 
-// snapshots computes the snapshot from the cache once per distinct state of the objects it
-// depends on (uid and generation of ours, uid and resourceVersion of the native ones) and
-// shares it among the status reconcilers and the projector, so a burst of events for many
-// objects compiles the configuration once.
-type snapshots struct {
-	project bool
-
-	mu   sync.Mutex
-	key  uint64
-	last *snapshot
+// objectVersion identifies the version of an object a view was computed from: a status is
+// written only from a view of the object's current generation.
+type objectVersion struct {
+	uid        types.UID
+	generation int64
 }
 
-func newSnapshots(project bool) *snapshots { return &snapshots{project: project} }
+// objectView is everything an object's status depends on besides the object itself.
+type objectView struct {
+	version objectVersion
+	status  effective.Status
+	// projection is the Projected condition's content, confirmed by the cluster; unset when
+	// enforcement is none.
+	projection native.Result
+	// pendingSince is when the projection first showed reason Pending for this version.
+	pendingSince time.Time
+}
 
-// get returns the snapshot of what the cache holds now.
-func (s *snapshots) get(ctx context.Context, c client.Reader) (*snapshot, error) {
-	var rps flowv1.RequestPriorityList
-	if err := c.List(ctx, &rps); err != nil {
-		return nil, err
+// sameAs reports whether two views give the same status.
+func (v objectView) sameAs(o objectView) bool {
+	return v.version == o.version && v.status == o.status && equality.Semantic.DeepEqual(v.projection, o.projection)
+}
+
+// buildSnapshot computes a snapshot; prev (possibly nil) carries the pendingSince of views
+// still pending. It does not modify its arguments.
+func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, natives *native.Existing,
+	prev *snapshot, now time.Time) *snapshot {
+	s := &snapshot{cfg: effective.Compute(rps, fss)}
+	if natives != nil {
+		s.natives = *natives
+		s.plan = native.Project(s.cfg, s.natives)
+		s.indexNatives()
 	}
-	var fss flowv1.FlowSchemaList
-	if err := c.List(ctx, &fss); err != nil {
-		return nil, err
+	s.rps = make(map[string]objectView, len(rps))
+	for i := range rps {
+		rp := &rps[i]
+		s.rps[rp.Name] = s.view(rp.UID, rp.Generation, s.cfg.RequestPriorityStatus[rp.Name],
+			s.rpProjection(rp.Name), prev.rpViews()[rp.Name], now)
 	}
-	var natives native.Existing
-	if s.project {
-		var err error
-		if natives, err = listNatives(ctx, c); err != nil {
-			return nil, err
+	s.fss = make(map[string]objectView, len(fss))
+	for i := range fss {
+		fs := &fss[i]
+		s.fss[fs.Name] = s.view(fs.UID, fs.Generation, s.cfg.FlowSchemaStatus[fs.Name],
+			s.fsProjection(fs.Name), prev.fsViews()[fs.Name], now)
+	}
+	return s
+}
+
+func (s *snapshot) view(uid types.UID, generation int64, st effective.Status, projection native.Result,
+	prev objectView, now time.Time) objectView {
+	v := objectView{version: objectVersion{uid: uid, generation: generation}, status: st, projection: projection}
+	if projection.Reason == flowv1.ReasonPending {
+		v.pendingSince = now
+		if prev.version == v.version && !prev.pendingSince.IsZero() {
+			v.pendingSince = prev.pendingSince
 		}
 	}
-	key := stateKey(&rps, &fss, &natives)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.last != nil && s.key == key {
-		return s.last, nil
-	}
-	snap := &snapshot{cfg: effective.Compute(rps.Items, fss.Items), natives: natives}
-	if s.project {
-		snap.plan = native.Project(snap.cfg, natives)
-	}
-	s.key, s.last = key, snap
-	return snap, nil
+	return v
 }
 
-func listNatives(ctx context.Context, c client.Reader) (native.Existing, error) {
-	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := c.List(ctx, &plcs); err != nil {
-		return native.Existing{}, err
+func (s *snapshot) indexNatives() {
+	s.livePLCs = make(map[string]*flowcontrolv1.PriorityLevelConfiguration, len(s.natives.PriorityLevels))
+	for i := range s.natives.PriorityLevels {
+		s.livePLCs[s.natives.PriorityLevels[i].Name] = &s.natives.PriorityLevels[i]
 	}
-	var fss flowcontrolv1.FlowSchemaList
-	if err := c.List(ctx, &fss); err != nil {
-		return native.Existing{}, err
+	s.liveFSs = make(map[string]*flowcontrolv1.FlowSchema, len(s.natives.FlowSchemas))
+	for i := range s.natives.FlowSchemas {
+		s.liveFSs[s.natives.FlowSchemas[i].Name] = &s.natives.FlowSchemas[i]
 	}
-	return native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
+	s.planPLCs = make(map[string]*flowcontrolv1.PriorityLevelConfiguration, len(s.plan.PriorityLevels))
+	for i := range s.plan.PriorityLevels {
+		s.planPLCs[s.plan.PriorityLevels[i].Name] = &s.plan.PriorityLevels[i]
+	}
+	s.planFSs = make(map[string]*flowcontrolv1.FlowSchema, len(s.plan.FlowSchemas))
+	for i := range s.plan.FlowSchemas {
+		s.planFSs[s.plan.FlowSchemas[i].Name] = &s.plan.FlowSchemas[i]
+	}
 }
 
-// stateKey hashes what the snapshot depends on, whatever order the cache lists objects in.
-// Names and creation times are immutable, so the uid stands for them; our objects' status and
-// metadata other than generation do not matter.
-func stateKey(rps *flowv1.RequestPriorityList, fss *flowv1.FlowSchemaList, natives *native.Existing) uint64 {
-	var sum uint64
-	for i := range rps.Items {
-		sum += itemKey("rp", string(rps.Items[i].UID), strconv.FormatInt(rps.Items[i].Generation, 10))
-	}
-	for i := range fss.Items {
-		sum += itemKey("fs", string(fss.Items[i].UID), strconv.FormatInt(fss.Items[i].Generation, 10))
-	}
-	for i := range natives.PriorityLevels {
-		sum += itemKey("plc", string(natives.PriorityLevels[i].UID), natives.PriorityLevels[i].ResourceVersion)
-	}
-	for i := range natives.FlowSchemas {
-		sum += itemKey("nfs", string(natives.FlowSchemas[i].UID), natives.FlowSchemas[i].ResourceVersion)
-	}
-	return sum
-}
-
-func itemKey(kind, uid, version string) uint64 {
-	h := fnv.New64a()
-	for _, v := range []string{kind, uid, version} {
-		_, _ = h.Write([]byte(v))
-		_, _ = h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
-
-// rpResult is the projection result of a RequestPriority; false when the plan has none.
-func (s *snapshot) rpResult(name string) (native.Result, bool) {
+// rpProjection is the Projected condition's content of a RequestPriority.
+func (s *snapshot) rpProjection(name string) native.Result {
 	if s.plan == nil {
-		return native.Result{}, false
+		return native.Result{}
 	}
-	r, ok := s.plan.RequestPriorities[name]
-	return r, ok
+	res, found := s.plan.RequestPriorities[name]
+	if !found {
+		return notInEffect()
+	}
+	if !res.Projected || res.NativeName == native.ExemptLevelName {
+		return res
+	}
+	if levelUpToDate(s.planPLCs[res.NativeName], s.livePLCs[res.NativeName]) {
+		return res
+	}
+	return pendingResult(res.NativeName)
 }
 
-// fsResult is the projection result of a FlowSchema; false when the plan has none.
-func (s *snapshot) fsResult(name string) (native.Result, bool) {
+// fsProjection is the Projected condition's content of a FlowSchema.
+func (s *snapshot) fsProjection(name string) native.Result {
 	if s.plan == nil {
-		return native.Result{}, false
+		return native.Result{}
 	}
-	r, ok := s.plan.FlowSchemaResults[name]
-	return r, ok
+	res, found := s.plan.FlowSchemaResults[name]
+	if !found {
+		return notInEffect()
+	}
+	if !res.Projected || schemaUpToDate(s.planFSs[res.NativeName], s.liveFSs[res.NativeName]) {
+		return res
+	}
+	return pendingResult(res.NativeName)
+}
+
+func notInEffect() native.Result {
+	return native.Result{Reason: flowv1.ReasonNotInEffect, Message: "not projected: the object is not in effect"}
+}
+
+// pendingResult is the projection of an object whose native object does not hold the plan yet.
+func pendingResult(nativeName string) native.Result {
+	return native.Result{Reason: flowv1.ReasonPending, NativeName: nativeName, Message: fmt.Sprintf(
+		"the native object %s is being written; if this lasts, see the Warning events of this object and the "+
+			"operator's logs", nativeName)}
+}
+
+// changedNames lists the objects whose status may differ between two snapshots: new or
+// changed views (a gone object has no status to write).
+func changedNames(old, cur map[string]objectView) []string {
+	var out []string
+	for name, v := range cur {
+		if o, ok := old[name]; !ok || !o.sameAs(v) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// projectionPendingGrace is how long a status waits for the native object being written
+// before it shows Projected reason Pending: a new object's status is then written once, with
+// Projected=True, and a repaired native object causes no status write at all.
+const projectionPendingGrace = 60 * time.Second
+
+// projectionWait is how much longer the status of v waits for its native object; 0 when it is
+// not pending or has waited long enough.
+func (v objectView) projectionWait() time.Duration {
+	if v.pendingSince.IsZero() {
+		return 0
+	}
+	return max(0, projectionPendingGrace-time.Since(v.pendingSince))
+}
+
+func (s *snapshot) rpViews() map[string]objectView {
+	if s == nil {
+		return nil
+	}
+	return s.rps
+}
+
+func (s *snapshot) fsViews() map[string]objectView {
+	if s == nil {
+		return nil
+	}
+	return s.fss
+}
+
+// currentView returns the view of obj from views, and false when the snapshot (possibly nil)
+// was not computed from this version of obj: it predates it, or obj was deleted since.
+func (s *snapshot) currentView(views map[string]objectView, obj metav1.Object) (objectView, bool) {
+	v, ok := views[obj.GetName()]
+	return v, ok && v.version == objectVersion{uid: obj.GetUID(), generation: obj.GetGeneration()}
 }

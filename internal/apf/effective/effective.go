@@ -352,13 +352,16 @@ func (c *Config) countReferences(fss []flowv1.FlowSchema) {
 }
 
 // fillAssuredFractions sets AssuredFraction on the status of every actual level in effect.
+// The total is summed once: AssuredFraction per level would make this quadratic in the number
+// of levels.
 func (c *Config) fillAssuredFractions() {
+	total := c.TotalShares()
 	for _, p := range c.Priorities {
 		if p.Backstop || p.Exempt() {
 			continue
 		}
 		st := c.RequestPriorityStatus[p.Name]
-		st.AssuredFraction = FormatFraction(c.AssuredFraction(p))
+		st.AssuredFraction = FormatFraction(assuredFraction(p, total))
 		c.RequestPriorityStatus[p.Name] = st
 	}
 }
@@ -375,10 +378,14 @@ func (c *Config) TotalShares() int64 {
 // AssuredFraction is shares / (100 + total shares): the part of the server concurrency limit
 // assured to p (0 for the exempt level).
 func (c *Config) AssuredFraction(p *Priority) float64 {
+	return assuredFraction(p, c.TotalShares())
+}
+
+func assuredFraction(p *Priority, totalShares int64) float64 {
 	if p.Exempt() {
 		return 0
 	}
-	return float64(p.Shares) / float64(100+c.TotalShares())
+	return float64(p.Shares) / float64(100+totalShares)
 }
 
 // AssuredConcurrency is the proposal's ACV(l) = ceil(SCL * ACS(l) / (100 + sum ACS)), in width

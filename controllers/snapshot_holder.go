@@ -1,0 +1,231 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// The holder's coalescing delays. A burst of changes (a GitOps sync applying thousands of
+// objects) is computed when it pauses for snapshotQuiet, and at least every snapshotMaxDelay
+// while it lasts; between two computations the holder also waits twice as long as the last
+// one took, so computing never takes more than a third of a CPU however large the
+// configuration. So a bulk apply writes each object's status and native object about once
+// (after the burst), not for each of its intermediate states (a RequestPriority's count of
+// FlowSchemas as they arrive, a native precedence reassigned as gaps fill up), at the price
+// of a status and a projection that lag a change by snapshotQuiet.
+const (
+	snapshotQuiet    = 2 * time.Second
+	snapshotMaxDelay = 30 * time.Second
+)
+
+// snapshotHolder computes the snapshot of the cache after each burst of changes and publishes
+// it atomically to its subscribers: the status reconcilers enqueue the objects whose view
+// changed, the projector re-plans. A reconcile reads the current snapshot and never lists the
+// cache, so a bulk apply costs a bounded number of computations, not one per object.
+type snapshotHolder struct {
+	project bool
+	cache   cache.Cache
+
+	current  atomic.Pointer[snapshot]
+	changed  chan struct{} // capacity 1: changes not yet computed
+	duration prometheus.Histogram
+
+	mu          sync.Mutex
+	subscribers []func(old, cur *snapshot)
+}
+
+func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
+	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+}
+
+// get returns the current snapshot; nil until the first one is computed.
+func (h *snapshotHolder) get() *snapshot { return h.current.Load() }
+
+// subscribe calls fn with every published snapshot and the one before it, from the holder's
+// goroutine (fn must not block); if a snapshot exists already, fn first gets (nil, it).
+func (h *snapshotHolder) subscribe(fn func(old, cur *snapshot)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.subscribers = append(h.subscribers, fn)
+	if cur := h.current.Load(); cur != nil {
+		fn(nil, cur)
+	}
+}
+
+// source is a controller source that enqueues the names pick returns for each snapshot.
+func (h *snapshotHolder) source(pick func(old, cur *snapshot) []string) source.Source {
+	return source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		h.subscribe(func(old, cur *snapshot) {
+			for _, name := range pick(old, cur) {
+				q.Add(reconcile.Request{NamespacedName: client.ObjectKey{Name: name}})
+			}
+		})
+		return nil
+	})
+}
+
+func (h *snapshotHolder) publish(cur *snapshot) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old := h.current.Swap(cur)
+	for _, fn := range h.subscribers {
+		fn(old, cur)
+	}
+}
+
+// Start implements manager.Runnable: it watches what the snapshot depends on, computes the
+// first snapshot once the cache has synced, then one per burst of changes until ctx ends.
+func (h *snapshotHolder) Start(ctx context.Context) error {
+	if err := h.watch(ctx); err != nil {
+		return err
+	}
+	if !h.cache.WaitForCacheSync(ctx) {
+		return ctx.Err()
+	}
+	log := logf.FromContext(ctx).WithName("snapshot")
+	for {
+		spent, err := h.compute(ctx)
+		if err != nil {
+			log.Error(err, "Computing the effective configuration; retrying")
+			h.signal()
+		}
+		if !h.awaitBurst(ctx, spent) {
+			return nil
+		}
+	}
+}
+
+// awaitBurst waits for a change, then for the burst it starts to pause (snapshotQuiet without
+// a change) or to last snapshotMaxDelay, and at least 2×spent; false when ctx ended.
+func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-h.changed:
+	}
+	start := time.Now()
+	deadline := start.Add(snapshotMaxDelay)
+	for paused := false; !paused; {
+		wait := min(snapshotQuiet, time.Until(deadline))
+		if wait <= 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-h.changed: // the burst goes on
+		case <-time.After(wait):
+			paused = true
+		}
+	}
+	if rest := 2*spent - time.Since(start); rest > 0 {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(rest):
+		}
+	}
+	return true
+}
+
+func (h *snapshotHolder) signal() {
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
+}
+
+// compute lists the cache without copying (effective.Compute and native.Project do not modify
+// their arguments, and the snapshot is read-only) and publishes the snapshot.
+func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
+	start := time.Now()
+	var rps flowv1.RequestPriorityList
+	if err := h.cache.List(ctx, &rps, client.UnsafeDisableDeepCopy); err != nil {
+		return 0, err
+	}
+	var fss flowv1.FlowSchemaList
+	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
+		return 0, err
+	}
+	var natives *native.Existing
+	if h.project {
+		var err error
+		if natives, err = h.listNatives(ctx); err != nil {
+			return 0, err
+		}
+	}
+	h.publish(buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now()))
+	took := time.Since(start)
+	h.duration.Observe(took.Seconds())
+	return took, nil
+}
+
+func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, error) {
+	var plcs flowcontrolv1.PriorityLevelConfigurationList
+	if err := h.cache.List(ctx, &plcs, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	var fss flowcontrolv1.FlowSchemaList
+	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
+	}
+	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
+}
+
+// watch signals a change on what the snapshot depends on: the spec (generation) of our
+// objects, and any change of a native object when the operator projects.
+func (h *snapshotHolder) watch(ctx context.Context) error {
+	kinds := []watched{{&flowv1.RequestPriority{}, true}, {&flowv1.FlowSchema{}, true}}
+	if h.project {
+		kinds = append(kinds, watched{&flowcontrolv1.PriorityLevelConfiguration{}, false},
+			watched{&flowcontrolv1.FlowSchema{}, false})
+	}
+	for _, k := range kinds {
+		inf, err := h.cache.GetInformer(ctx, k.obj)
+		if err != nil {
+			return fmt.Errorf("watching %T for the effective configuration: %w", k.obj, err)
+		}
+		if _, err := inf.AddEventHandler(h.handler(k.specOnly)); err != nil {
+			return fmt.Errorf("watching %T for the effective configuration: %w", k.obj, err)
+		}
+	}
+	return nil
+}
+
+// watched is a kind the holder watches; specOnly ignores updates that keep the generation.
+type watched struct {
+	obj      client.Object
+	specOnly bool
+}
+
+func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { h.signal() },
+		UpdateFunc: func(old, cur any) {
+			o, ok1 := old.(client.Object)
+			c, ok2 := cur.(client.Object)
+			if ok1 && ok2 && (o.GetResourceVersion() == c.GetResourceVersion() ||
+				specOnly && o.GetGeneration() == c.GetGeneration()) {
+				return // a resync, or a status or metadata write: the configuration is the same
+			}
+			h.signal()
+		},
+		DeleteFunc: func(any) { h.signal() },
+	}
+}

@@ -1,0 +1,169 @@
+package scale
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers"
+	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/webhooks"
+)
+
+// operatorUserAgent tells the operator's requests apart from the load's in the audit log.
+const operatorUserAgent = "apf-operator-scale-test"
+
+// auditPolicy records every write (metadata only) and nothing else.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`
+
+// environment is a control plane with the webhooks installed and an audit log of writes.
+type environment struct {
+	env      *envtest.Environment
+	cfg      *rest.Config
+	scheme   *runtime.Scheme
+	auditLog string
+}
+
+func startEnvironment(dir string) (*environment, error) {
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, err
+	}
+	env, err := envtestutil.NewEnvironment()
+	if err != nil {
+		return nil, err
+	}
+	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()}}
+	e := &environment{env: env, scheme: runtime.NewScheme(), auditLog: filepath.Join(dir, "audit.log")}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("audit-policy-file", policy).Set("audit-log-path", e.auditLog).Set("audit-log-format", "json").
+		Set("audit-log-mode", "batch")
+	if err := clientgoscheme.AddToScheme(e.scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(e.scheme); err != nil {
+		return nil, err
+	}
+	if e.cfg, err = env.Start(); err != nil {
+		return nil, fmt.Errorf("starting envtest: %w", err)
+	}
+	return e, nil
+}
+
+// operator is the operator running in process: status reconcilers, projector and webhooks.
+type operator struct {
+	latency  *latencyRecorder
+	registry *prometheus.Registry
+	stop     func() error
+}
+
+// startOperator runs a manager as main.go sets it up (enforcement native, no defaults, so the
+// cluster holds only the load), with the webhook handlers timed, and waits until it serves.
+func (e *environment) startOperator(ctx context.Context) (*operator, error) {
+	cfg := rest.CopyConfig(e.cfg)
+	cfg.UserAgent = operatorUserAgent
+	cfg.QPS, cfg.Burst = -1, 0 // ctrl.GetConfig's default, as the operator runs: no client-side limit
+	wo := e.env.WebhookInstallOptions
+	op := &operator{latency: &latencyRecorder{}, registry: prometheus.NewRegistry()}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 e.scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		WebhookServer: &timedServer{Server: webhook.NewServer(webhook.Options{
+			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
+		}), latency: op.latency},
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := webhooks.SetupWithManager(mgr, webhooks.Options{NativeWarnings: true}); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: op.registry}); err != nil {
+		cancel()
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	op.stop = func() error {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	}
+	if err := waitServing(ctx, mgr); err != nil {
+		_ = op.stop()
+		return nil, err
+	}
+	return op, nil
+}
+
+// snapshots returns how many snapshots the operator computed and the time they took.
+func (op *operator) snapshots() (uint64, time.Duration, error) {
+	families, err := op.registry.Gather()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, f := range families {
+		if f.GetName() == "apf_operator_snapshot_duration_seconds" && len(f.GetMetric()) == 1 {
+			h := f.GetMetric()[0].GetHistogram()
+			return h.GetSampleCount(), time.Duration(h.GetSampleSum() * float64(time.Second)), nil
+		}
+	}
+	return 0, 0, errors.New("no apf_operator_snapshot_duration_seconds metric")
+}
+
+// waitServing polls the webhook server's started check and waits for the cache to sync.
+func waitServing(ctx context.Context, mgr ctrl.Manager) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	check := mgr.GetWebhookServer().StartedChecker()
+	for check(&http.Request{}) != nil {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("webhook server not serving: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("the operator's cache did not sync")
+	}
+	return nil
+}
+
+// adminClient is the load's client: a user applying manifests, without client-side limits.
+func (e *environment) adminClient() (client.Client, error) {
+	cfg := rest.CopyConfig(e.cfg)
+	cfg.QPS, cfg.Burst = -1, 0
+	return client.New(cfg, client.Options{Scheme: e.scheme})
+}
