@@ -146,7 +146,7 @@ func TestWebhookDown(t *testing.T) {
 
 	celInvalid := queuedLevel("hand-over-queues", 4100)
 	celInvalid.Spec.QueuesPerWidth, celInvalid.Spec.HandSize = ptr.To[int32](4), ptr.To[int32](5)
-	if err := k8s.Create(ctx, celInvalid); err == nil || !strings.Contains(err.Error(), "handSize must not exceed queuesPerWidth") {
+	if err := k8s.Create(ctx, celInvalid); err == nil || !strings.Contains(err.Error(), "spec.handSize: Invalid value: must not exceed queuesPerWidth") {
 		t.Fatalf("creating a RequestPriority whose hand is larger than its queues with the webhook down: %v; want the CEL rule's error", err)
 	}
 	older, duplicate := queuedLevel("dup-a", 4200), queuedLevel("dup-b", 4200)
