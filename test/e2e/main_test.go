@@ -7,14 +7,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -40,11 +37,8 @@ func setUp(m *testing.M) (code int, err error) {
 		return 1, err
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "apf-operator")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir, build.Stdout, build.Stderr = envtestutil.RepoRoot(), os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return 1, fmt.Errorf("building the operator: %w", err)
+	if binary, err = harness.BuildOperator(dir); err != nil {
+		return 1, err
 	}
 	if cluster, err = harness.Start(); err != nil {
 		return 1, err

@@ -10,8 +10,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -20,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -51,11 +48,8 @@ func setUp(m *testing.M) (code int, err error) {
 		return 1, err
 	}
 	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "apf-operator")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir, build.Stdout, build.Stderr = envtestutil.RepoRoot(), os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return 1, fmt.Errorf("building the operator: %w", err)
+	if binary, err = harness.BuildOperator(dir); err != nil {
+		return 1, err
 	}
 	if cluster, err = harness.Start(); err != nil {
 		return 1, err

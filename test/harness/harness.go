@@ -245,3 +245,15 @@ func exitError(err error) error {
 	}
 	return err
 }
+
+// BuildOperator builds the operator's binary from this repository into dir and returns its
+// path, for tests that run it as a process of its own.
+func BuildOperator(dir string) (string, error) {
+	binary := filepath.Join(dir, "apf-operator")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Dir, build.Stdout, build.Stderr = envtestutil.RepoRoot(), os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building the operator: %w", err)
+	}
+	return binary, nil
+}
