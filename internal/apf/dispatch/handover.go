@@ -80,7 +80,7 @@ func (d *Dispatcher) applyHanded() {
 // unlock applies the finishes handed over while d.mu was held, releases it, and takes it back
 // to apply those handed over meanwhile by goroutines that found it still held (see above).
 // Series left unused by those finishes are deleted after the lock is released, as finish
-// deletes them. The common case, nothing handed over, is kept small enough to be inlined.
+// deletes them.
 func (d *Dispatcher) unlock() {
 	if d.handedOver() {
 		d.unlockHanded()
