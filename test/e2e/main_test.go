@@ -51,6 +51,9 @@ func setUp(m *testing.M) (code int, err error) {
 	if k8s, err = cluster.Client(); err != nil {
 		return 1, err
 	}
+	if metricsAddr, err = harness.FreeAddr(); err != nil {
+		return 1, err
+	}
 	if operator, err = startOperator(); err != nil {
 		return 1, err
 	}
@@ -70,8 +73,8 @@ func startOperator() (*harness.Operator, error) {
 	return cluster.StartOperator(binary, cluster.OperatorArgs(metricsAddr)...)
 }
 
-// metricsAddr is where the operator serves metrics in these tests.
-const metricsAddr = "127.0.0.1:18443"
+// metricsAddr is where the operator serves metrics in these tests: a free port, chosen once.
+var metricsAddr string
 
 // eventually polls cond until it returns true or the timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {

@@ -3,7 +3,6 @@ package failover
 import (
 	"context"
 	"net"
-	"strconv"
 	"testing"
 	"time"
 
@@ -102,12 +101,11 @@ func (r *replica) waitServing(t *testing.T) {
 // freeAddr returns a loopback address with a port nothing listens on right now.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := harness.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	return addr
 }
 
 // resetCluster starts a test from an empty configuration: no RequestPriority or FlowSchema

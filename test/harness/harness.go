@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,4 +257,15 @@ func BuildOperator(dir string) (string, error) {
 		return "", fmt.Errorf("building the operator: %w", err)
 	}
 	return binary, nil
+}
+
+// FreeAddr returns a loopback address whose port nothing listens on right now, so that test
+// processes sharing a machine do not collide on fixed ports.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
