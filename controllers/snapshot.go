@@ -90,22 +90,21 @@ func (s *snapshot) view(uid types.UID, generation int64, st effective.Status, pr
 }
 
 func (s *snapshot) indexNatives() {
-	s.livePLCs = make(map[string]*flowcontrolv1.PriorityLevelConfiguration, len(s.natives.PriorityLevels))
-	for i := range s.natives.PriorityLevels {
-		s.livePLCs[s.natives.PriorityLevels[i].Name] = &s.natives.PriorityLevels[i]
+	s.livePLCs, s.liveFSs = indexByName(s.natives.PriorityLevels), indexByName(s.natives.FlowSchemas)
+	s.planPLCs, s.planFSs = indexByName(s.plan.PriorityLevels), indexByName(s.plan.FlowSchemas)
+}
+
+// indexByName maps the name of every item to the item itself (in items).
+func indexByName[T any, PT interface {
+	*T
+	GetName() string
+}](items []T) map[string]PT {
+	m := make(map[string]PT, len(items))
+	for i := range items {
+		p := PT(&items[i])
+		m[p.GetName()] = p
 	}
-	s.liveFSs = make(map[string]*flowcontrolv1.FlowSchema, len(s.natives.FlowSchemas))
-	for i := range s.natives.FlowSchemas {
-		s.liveFSs[s.natives.FlowSchemas[i].Name] = &s.natives.FlowSchemas[i]
-	}
-	s.planPLCs = make(map[string]*flowcontrolv1.PriorityLevelConfiguration, len(s.plan.PriorityLevels))
-	for i := range s.plan.PriorityLevels {
-		s.planPLCs[s.plan.PriorityLevels[i].Name] = &s.plan.PriorityLevels[i]
-	}
-	s.planFSs = make(map[string]*flowcontrolv1.FlowSchema, len(s.plan.FlowSchemas))
-	for i := range s.plan.FlowSchemas {
-		s.planFSs[s.plan.FlowSchemas[i].Name] = &s.plan.FlowSchemas[i]
-	}
+	return m
 }
 
 // rpProjection is the Projected condition's content of a RequestPriority.

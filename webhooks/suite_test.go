@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -131,25 +130,7 @@ func (s *suite) startManager() error {
 		return err
 	}
 	s.cache = mgr.GetCache()
-	return waitReady(ctx, mgr)
-}
-
-// waitReady polls the webhook server's started check and waits for the cache to sync.
-func waitReady(ctx context.Context, mgr ctrl.Manager) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	check := mgr.GetWebhookServer().StartedChecker()
-	for check(&http.Request{}) != nil {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("webhook server not serving: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return fmt.Errorf("cache did not sync")
-	}
-	return nil
+	return envtestutil.WaitServing(ctx, mgr)
 }
 
 // stop cancels the manager, waits for it to return, then stops the control plane.

@@ -1,5 +1,5 @@
-// Package apitest builds the parts of FlowSchema match expressions in one call each, for the
-// tests of the packages that classify, project or compare them.
+// Package apitest holds what the tests of several packages share: the parts of FlowSchema
+// match expressions, built in one call each, and a check of a package's dependencies.
 package apitest
 
 import flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"

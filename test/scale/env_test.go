@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -121,7 +120,7 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		}
 		return nil
 	}
-	if err := waitServing(ctx, mgr); err != nil {
+	if err := envtestutil.WaitServing(ctx, mgr); err != nil {
 		_ = op.stop()
 		return nil, err
 	}
@@ -141,24 +140,6 @@ func (op *operator) snapshots() (uint64, time.Duration, error) {
 		}
 	}
 	return 0, 0, errors.New("no apf_operator_snapshot_duration_seconds metric")
-}
-
-// waitServing polls the webhook server's started check and waits for the cache to sync.
-func waitServing(ctx context.Context, mgr ctrl.Manager) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	check := mgr.GetWebhookServer().StartedChecker()
-	for check(&http.Request{}) != nil {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("webhook server not serving: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return errors.New("the operator's cache did not sync")
-	}
-	return nil
 }
 
 // adminClient is the load's client: a user applying manifests, without client-side limits.
