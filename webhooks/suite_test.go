@@ -23,6 +23,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // suite is the shared envtest environment: a real kube-apiserver and etcd with the CRDs and the
@@ -130,7 +131,7 @@ func (s *suite) startManager() error {
 		return err
 	}
 	s.cache = mgr.GetCache()
-	return envtestutil.WaitServing(ctx, mgr)
+	return harness.WaitServing(ctx, mgr)
 }
 
 // stop cancels the manager, waits for it to return, then stops the control plane.

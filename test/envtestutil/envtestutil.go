@@ -5,19 +5,14 @@
 package envtestutil
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // RepoRoot returns the repository's top directory.
@@ -98,23 +93,4 @@ func Tool(name string) (string, error) {
 	}
 	sort.Strings(matches)
 	return matches[len(matches)-1], nil
-}
-
-// WaitServing waits, up to a minute, until mgr's webhook server serves and its cache has
-// synced.
-func WaitServing(ctx context.Context, mgr manager.Manager) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	check := mgr.GetWebhookServer().StartedChecker()
-	for check(&http.Request{}) != nil {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("webhook server not serving: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		return errors.New("the manager's cache did not sync")
-	}
-	return nil
 }

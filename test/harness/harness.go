@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -268,4 +270,23 @@ func FreeAddr() (string, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().String(), nil
+}
+
+// WaitServing waits, up to a minute, until mgr's webhook server serves and its cache has
+// synced.
+func WaitServing(ctx context.Context, mgr manager.Manager) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	check := mgr.GetWebhookServer().StartedChecker()
+	for check(&http.Request{}) != nil {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("webhook server not serving: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("the manager's cache did not sync")
+	}
+	return nil
 }

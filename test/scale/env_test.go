@@ -22,6 +22,7 @@ import (
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 	"github.com/apf-operator/apf-operator/webhooks"
 )
 
@@ -120,7 +121,7 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		}
 		return nil
 	}
-	if err := envtestutil.WaitServing(ctx, mgr); err != nil {
+	if err := harness.WaitServing(ctx, mgr); err != nil {
 		_ = op.stop()
 		return nil, err
 	}
