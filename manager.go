@@ -100,7 +100,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
-		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; empty: no group.")
+		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; system:masters is always allowed.")
 	fs.StringVar(&f.exemptUsers, "exempt-users", "",
 		"Comma-separated users with the same right; the operator's own service account is always included.")
 	fs.StringVar(&f.namespace, "namespace", os.Getenv("POD_NAMESPACE"),

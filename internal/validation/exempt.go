@@ -12,16 +12,19 @@ import (
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
-// MastersGroup is the group that may always configure the exempt level by default.
+// MastersGroup is the group that may always configure the exempt level, whatever the
+// configured groups: like kube-apiserver, which never lets configuration lock its
+// administrators out, the operator never lets its own flags do so.
 const MastersGroup = "system:masters"
 
 // ExemptAccess says who may create, update or delete objects that configure the exempt level 0,
 // in the spirit of the system PriorityClasses: a level-0 RequestPriority, and a FlowSchema that
 // refers (or referred, before the update) to one. Such objects decide which requests escape
 // every limit, so only the listed users and the members of the listed groups may change them;
-// the same users alone may touch the objects with reserved names (ReservedName).
+// the same users alone may touch the objects with reserved names (ReservedName). Members of
+// MastersGroup are always allowed, whether Groups lists it or not.
 type ExemptAccess struct {
-	// Groups whose members are allowed (for example system:masters).
+	// Groups whose members are allowed besides MastersGroup (for example platform-admins).
 	Groups []string
 	// Users allowed by name (for example the operator's own service account,
 	// system:serviceaccount:<namespace>:<name>).
@@ -34,17 +37,28 @@ func DefaultExemptAccess(users ...string) ExemptAccess {
 	return ExemptAccess{Groups: []string{MastersGroup}, Users: users}
 }
 
-// Allows reports whether user is one of Users or a member of one of Groups.
+// Allows reports whether user is one of Users or a member of MastersGroup or of one of Groups.
 func (a ExemptAccess) Allows(user authenticationv1.UserInfo) bool {
 	if slices.Contains(a.Users, user.Username) {
 		return true
 	}
 	for _, g := range user.Groups {
-		if slices.Contains(a.Groups, g) {
+		if g == MastersGroup || slices.Contains(a.Groups, g) {
 			return true
 		}
 	}
 	return false
+}
+
+// groups returns the allowed groups for messages: MastersGroup first, then Groups.
+func (a ExemptAccess) groups() []string {
+	out := []string{MastersGroup}
+	for _, g := range a.Groups {
+		if g != MastersGroup {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // RequestPriority returns a Forbidden error on spec.priorityLevel when obj (or old, on update)
@@ -88,15 +102,9 @@ func (a ExemptAccess) FlowSchema(ctx context.Context, user authenticationv1.User
 
 // who lists the allowed groups and users for messages.
 func (a ExemptAccess) who() string {
-	var parts []string
-	if len(a.Groups) > 0 {
-		parts = append(parts, "only members of group "+strings.Join(a.Groups, ", "))
-	}
+	who := "only members of group " + strings.Join(a.groups(), ", ")
 	if len(a.Users) > 0 {
-		parts = append(parts, "user "+strings.Join(a.Users, ", "))
+		who += " or user " + strings.Join(a.Users, ", ")
 	}
-	if len(parts) == 0 {
-		return "nobody is allowed"
-	}
-	return strings.Join(parts, " or ") + " may"
+	return who + " may"
 }

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -52,7 +53,7 @@ func TestExemptDelete(t *testing.T) {
 	matcher.Test(t, nil, access.RequestPriorityDelete(admin, top))
 	matcher.Test(t, nil, access.RequestPriorityDelete(dev, high))
 	matcher.Test(t, field.ErrorList{field.Forbidden(levelPath,
-		`user "dev" may not delete RequestPriority "top" at the exempt level 0: only members of group platform-admins may; ask a cluster administrator`)},
+		`user "dev" may not delete RequestPriority "top" at the exempt level 0: only members of group system:masters, platform-admins may; ask a cluster administrator`)},
 		access.RequestPriorityDelete(dev, top))
 
 	refPath := specPath.Child("requestPriority", "name")
@@ -77,6 +78,33 @@ func TestExemptDelete(t *testing.T) {
 				t.Fatal(err)
 			}
 			matcher.Test(t, c.want, errs)
+		})
+	}
+}
+
+// TestMastersNeverLockedOut: whatever groups the operator is configured with, members of
+// system:masters may configure the exempt level and the reserved names; others are refused.
+func TestMastersNeverLockedOut(t *testing.T) {
+	ctx := context.Background()
+	masters := authenticationv1.UserInfo{Username: "root", Groups: []string{MastersGroup}}
+	dev := authenticationv1.UserInfo{Username: "dev", Groups: []string{"platform-admins-not"}}
+	top := rpObj("top", v1alpha1.RequestPrioritySpec{})
+	others := NewSet([]*v1alpha1.RequestPriority{top}, nil)
+	for _, access := range []ExemptAccess{{}, {Groups: []string{"platform-admins"}}, {Users: []string{"alice"}}} {
+		t.Run(fmt.Sprintf("groups=%v,users=%v", access.Groups, access.Users), func(t *testing.T) {
+			if !access.Allows(masters) || access.Allows(dev) {
+				t.Fatalf("Allows: masters %v, dev %v; want true, false", access.Allows(masters), access.Allows(dev))
+			}
+			matcher.Test(t, nil, access.RequestPriority(masters, nil, top))
+			matcher.Test(t, nil, access.RequestPriorityDelete(masters, top))
+			matcher.Test(t, nil, access.ReservedName(masters, OperationDelete, "FlowSchema", "system-high"))
+			errs, err := access.FlowSchemaDelete(ctx, masters, fsTo("a", "top", false), others)
+			if err != nil {
+				t.Fatal(err)
+			}
+			matcher.Test(t, nil, errs)
+			matcher.Test(t, field.ErrorList{field.Forbidden(specPath.Child("priorityLevel"),
+				"only members of group system:masters")}, access.RequestPriorityDelete(dev, top))
 		})
 	}
 }
