@@ -141,14 +141,14 @@ func (d *Dispatcher) applyLocked(next, old *config, changes []levelChange) {
 	d.cur.Store(next)
 }
 
-// publishAssured records every level's ACV and forgets the levels that are gone.
+// publishAssured records every level's limits and forgets the levels that are gone.
 func (d *Dispatcher) publishAssured(changes []levelChange, old, next *config) {
 	if d.metrics == nil {
 		return
 	}
 	for _, ch := range changes {
 		if !ch.lv.exempt {
-			d.metrics.SetAssuredConcurrency(ch.lv.name, ch.acv)
+			d.metrics.SetLimits(ch.lv.name, ch.acv, ch.minCL, ch.maxCL)
 		}
 	}
 	if old != nil {

@@ -21,6 +21,12 @@
 //	    histogram: service time of each executed request.
 //	apf_operator_assured_concurrency_limit{priority_level}
 //	    gauge: the level's assured concurrency value ACV, in width units.
+//	apf_operator_lower_limit_seats{priority_level}
+//	    gauge: the seats the level keeps for itself (ACV less what it may lend), as
+//	    kube-apiserver's apiserver_flowcontrol_lower_limit_seats.
+//	apf_operator_upper_limit_seats{priority_level}
+//	    gauge: the most seats it may occupy by borrowing (ACV plus its borrowing limit), as
+//	    kube-apiserver's apiserver_flowcontrol_upper_limit_seats.
 //
 // # Cost
 //
@@ -84,6 +90,8 @@ var ExecutionBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 type Metrics struct {
 	flows   *flowCollector
 	assured *prometheus.GaugeVec
+	lower   *prometheus.GaugeVec
+	upper   *prometheus.GaugeVec
 }
 
 // NewMetrics creates the metrics and registers them with reg (none when reg is nil). If they
@@ -97,10 +105,20 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "assured_concurrency_limit",
 			Help: "Assured concurrency value (ACV) of a priority level, in width units."},
 			[]string{LabelPriorityLevel}),
+		lower: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
+			Name: "lower_limit_seats",
+			Help: "Seats a priority level keeps for itself: its ACV less what it may lend, in width units."},
+			[]string{LabelPriorityLevel}),
+		upper: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace,
+			Name: "upper_limit_seats",
+			Help: "Most seats a priority level may occupy by borrowing: its ACV plus its borrowing limit, in width units."},
+			[]string{LabelPriorityLevel}),
 	}
 	if reg != nil {
 		m.flows = register(reg, m.flows)
 		m.assured = register(reg, m.assured)
+		m.lower = register(reg, m.lower)
+		m.upper = register(reg, m.upper)
 	}
 	return m
 }
@@ -132,21 +150,26 @@ func (m *Metrics) Flow(priorityLevel, flowSchema string) *Flow {
 	return m.flows.get(priorityLevel, flowSchema)
 }
 
-// SetAssuredConcurrency records the ACV of a level. It does nothing when m is nil.
-func (m *Metrics) SetAssuredConcurrency(priorityLevel string, acv int) {
+// SetLimits records the concurrency limits of a level: its ACV and the lower and upper limits
+// of its seats with lending and borrowing. It does nothing when m is nil.
+func (m *Metrics) SetLimits(priorityLevel string, acv, lower, upper int) {
 	if m == nil {
 		return
 	}
 	m.assured.WithLabelValues(priorityLevel).Set(float64(acv))
+	m.lower.WithLabelValues(priorityLevel).Set(float64(lower))
+	m.upper.WithLabelValues(priorityLevel).Set(float64(upper))
 }
 
-// ForgetLevel removes the ACV series of a level that is no longer configured. The request
+// ForgetLevel removes the limit series of a level that is no longer configured. The request
 // series of its flows leave once nothing holds them (see series.go).
 func (m *Metrics) ForgetLevel(priorityLevel string) {
 	if m == nil {
 		return
 	}
 	m.assured.DeleteLabelValues(priorityLevel)
+	m.lower.DeleteLabelValues(priorityLevel)
+	m.upper.DeleteLabelValues(priorityLevel)
 }
 
 type flowKey struct{ level, schema string }

@@ -93,7 +93,7 @@ func testFlowMetrics(t *testing.T, guarded, both bool) {
 	f.RejectedQueueFull()
 	f.RejectedTimeout()
 	f.RejectedCancelled()
-	m.SetAssuredConcurrency("workload-low", 42)
+	m.SetLimits("workload-low", 42, 21, 50)
 
 	want := header + `
 apf_operator_current_executing_requests{flow_schema="service-accounts",priority_level="workload-low"} 1
@@ -105,13 +105,20 @@ apf_operator_rejected_requests_total{flow_schema="service-accounts",priority_lev
 # HELP apf_operator_assured_concurrency_limit Assured concurrency value (ACV) of a priority level, in width units.
 # TYPE apf_operator_assured_concurrency_limit gauge
 apf_operator_assured_concurrency_limit{priority_level="workload-low"} 42
+# HELP apf_operator_lower_limit_seats Seats a priority level keeps for itself: its ACV less what it may lend, in width units.
+# TYPE apf_operator_lower_limit_seats gauge
+apf_operator_lower_limit_seats{priority_level="workload-low"} 21
+# HELP apf_operator_upper_limit_seats Most seats a priority level may occupy by borrowing: its ACV plus its borrowing limit, in width units.
+# TYPE apf_operator_upper_limit_seats gauge
+apf_operator_upper_limit_seats{priority_level="workload-low"} 50
 `
 	if _, err := reg.Gather(); err != nil { // the pedantic registry checks Describe against Collect
 		t.Fatal(err)
 	}
 	names := []string{"apf_operator_current_executing_requests", "apf_operator_current_inqueue_requests",
-		"apf_operator_dispatched_requests_total", "apf_operator_rejected_requests_total", "apf_operator_assured_concurrency_limit"}
-	if err := testutil.CollectAndCompare(multi{m.flows, m.assured}, strings.NewReader(want), names...); err != nil {
+		"apf_operator_dispatched_requests_total", "apf_operator_rejected_requests_total", "apf_operator_assured_concurrency_limit",
+		"apf_operator_lower_limit_seats", "apf_operator_upper_limit_seats"}
+	if err := testutil.CollectAndCompare(multi{m.flows, m.assured, m.lower, m.upper}, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
 
@@ -293,7 +300,7 @@ func TestNilMetricsRecordNothing(t *testing.T) {
 	f.Dispatched(time.Second)
 	f.Finished(time.Second)
 	f.RejectedQueueFull()
-	m.SetAssuredConcurrency("l", 1)
+	m.SetLimits("l", 1, 1, 1)
 	m.ForgetLevel("l")
 	if f != nil {
 		t.Fatal("nil Metrics returned a Flow")
