@@ -5,7 +5,9 @@
 // The filter takes everything from the server's own earlier filters: the identity from
 // request.UserFrom (set by authentication, after impersonation), the attributes from
 // request.RequestInfoFrom, and long-running requests from the server's LongRunningRequestCheck
-// (Config.LongRunningFunc), so that log, exec, attach, portforward and proxy are never queued.
+// (Config.LongRunningFunc), so that log, exec, attach, portforward and proxy are never queued;
+// nor are health probes (DefaultProbePaths, replaced with the ProbePaths option), which
+// kube-apiserver's suggested FlowSchema "probes" exempts.
 // Rejections are 429 Too Many Requests written with the apiserver's response writers: a
 // metav1.Status of reason TooManyRequests, with Retry-After and details.retryAfterSeconds.
 // Responses name the classification in the X-APF-Flow-Schema and X-APF-Request-Priority

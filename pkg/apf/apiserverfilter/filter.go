@@ -31,12 +31,17 @@ var statusCodecs = func() serializer.CodecFactory {
 // request.RequestInfoFrom); a request missing either gets 500, as upstream's filter answers.
 // longRunning is the server's Config.LongRunningFunc; nil treats only proxy, exec, attach and
 // portforward as long-running. Watches are classified and hold a seat while they initialise,
-// whatever longRunning says, as with upstream's filter. It panics if f is nil.
-func WithPriorityAndFairness(handler http.Handler, f *apf.Filter, longRunning apirequest.LongRunningRequestCheck) http.Handler {
+// whatever longRunning says, as with upstream's filter. Health probes (DefaultProbePaths, or
+// those of the ProbePaths option) are never queued. It panics if f is nil.
+func WithPriorityAndFairness(handler http.Handler, f *apf.Filter, longRunning apirequest.LongRunningRequestCheck,
+	opts ...Option) http.Handler {
 	if f == nil {
 		panic("apiserverfilter.WithPriorityAndFairness: the apf.Filter is nil: create it with apf.New")
 	}
-	p := &priorityAndFairness{next: handler, filter: f, longRunning: longRunning}
+	p := &priorityAndFairness{next: handler, filter: f, longRunning: longRunning, probes: setOf(DefaultProbePaths)}
+	for _, opt := range opts {
+		opt(p)
+	}
 	p.calls.New = func() any {
 		c := &call{p: p}
 		c.serve = c.run
@@ -50,7 +55,8 @@ type priorityAndFairness struct {
 	next        http.Handler
 	filter      *apf.Filter
 	longRunning apirequest.LongRunningRequestCheck
-	calls       sync.Pool // *call
+	probes      map[string]bool // non-resource paths of health probes, never queued
+	calls       sync.Pool       // *call
 }
 
 // call is the per-request state of a request that is not a watch, pooled with its serve bound
@@ -93,7 +99,7 @@ func (p *priorityAndFairness) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 	}
 	a := attributes(info, u)
 	watch := info.IsResourceRequest && info.Verb == "watch"
-	a.LongRunning = !watch && p.longRunning != nil && p.longRunning(r, info)
+	a.LongRunning = !watch && (p.isProbe(info) || p.longRunning != nil && p.longRunning(r, info))
 	var err error
 	if watch {
 		err = p.serveWatch(w, r, &a)

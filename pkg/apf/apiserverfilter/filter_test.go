@@ -289,3 +289,52 @@ func TestExactlyOnce(t *testing.T) {
 			ok, served.Load(), rejected, n)
 	}
 }
+
+// TestProbesNeverQueued: with the level full, GET and HEAD of the health-check paths are
+// served at once (classified, as kube-apiserver's "probes" FlowSchema exempts them), while
+// other non-resource requests and other verbs on those paths are rejected; ProbePaths with no
+// path flow-controls probes too.
+func TestProbesNeverQueued(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []apiserverfilter.Option
+		served []string // "METHOD path", anonymous
+		denied []string
+	}{
+		{"default", nil,
+			[]string{"GET /healthz", "GET /livez", "GET /readyz", "HEAD /readyz"},
+			[]string{"GET /metrics", "GET /healthz/etcd", "POST /healthz", "GET /version"}},
+		{"custom", []apiserverfilter.Option{apiserverfilter.ProbePaths("/ping")},
+			[]string{"GET /ping"}, []string{"GET /healthz"}},
+		{"none", []apiserverfilter.Option{apiserverfilter.ProbePaths()},
+			nil, []string{"GET /healthz", "GET /readyz"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGate()
+			mux := http.NewServeMux()
+			mux.Handle("/api/v1/namespaces/a/pods", g)
+			mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+			f := tinyFilter(t)
+			h := serverChain(t, apiserverfilter.WithPriorityAndFairness(mux, f, longRunning, tc.opts...))
+			release := fill(t, f, h, g)
+			defer release()
+			probe := func(call string) *httptest.ResponseRecorder {
+				method, path, _ := strings.Cut(call, " ")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+				return rec
+			}
+			for _, call := range tc.served {
+				if rec := probe(call); rec.Code != http.StatusNoContent || rec.Header().Get(apf.HeaderFlowSchema) != "anonymous" {
+					t.Errorf("%s on a full level: %d, FlowSchema %q; want served at once (204), classified as anonymous",
+						call, rec.Code, rec.Header().Get(apf.HeaderFlowSchema))
+				}
+			}
+			for _, call := range tc.denied {
+				if rec := probe(call); rec.Code != http.StatusTooManyRequests {
+					t.Errorf("%s on a full level: %d; want 429", call, rec.Code)
+				}
+			}
+		})
+	}
+}
