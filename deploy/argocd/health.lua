@@ -1,7 +1,7 @@
 -- Argo CD health of the apf-operator's objects (flowcontrol.apf-operator.io RequestPriority,
 -- FlowSchema and EventRateLimit), read from the status the operator writes. One script serves
 -- the three kinds. docs/gitops.md explains each verdict; argocd-cm-health.yaml is generated
--- from this file (go test ./test/gitops -run TestArgoCDSnippet -update). Argo CD runs custom
+-- from this file by `make argocd-snippet` (a test fails while it is stale). Argo CD runs custom
 -- health scripts without Lua's string library (useOpenLibs is off by default): only base
 -- functions, table and a safe os are available, so the script concatenates with "..".
 --
