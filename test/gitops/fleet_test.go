@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +78,8 @@ func loadFleet(t *testing.T) []fleetDoc {
 		t.Fatal(err)
 	}
 	for _, d := range docs {
-		if !fleetKinds[d.typeKey()] || (d.obj.GetName() == "" && d.obj.GetKind() != "Kustomization") {
+		unnamed := d.obj.GetName() == "" && d.typeKey() != "kustomize.config.k8s.io/v1beta1/Kustomization"
+		if !fleetKinds[d.typeKey()] || unnamed {
 			t.Errorf("%s: unexpected type %s or no name", d, d.typeKey())
 		}
 	}
@@ -85,11 +87,17 @@ func loadFleet(t *testing.T) []fleetDoc {
 }
 
 func decodeFile(path string) ([]*unstructured.Unstructured, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	defer f.Close()
+	return decodeYAML(f)
+}
+
+// decodeYAML decodes every object of a multi-document YAML stream.
+func decodeYAML(r io.Reader) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
 	var out []*unstructured.Unstructured
 	for {
 		obj := &unstructured.Unstructured{}
@@ -273,7 +281,7 @@ func checkFluxCluster(t *testing.T, docs []fleetDoc, sources map[string]string, 
 	}
 	config, ok := byName["apf-config"]
 	if !ok || len(byName) != 2 {
-		t.Fatalf("%s: Kustomizations %v, want apf-operator and apf-config", dir, slices.Sorted(mapKeys(byName)))
+		t.Fatalf("%s: Kustomizations %v, want apf-operator and apf-config", dir, slices.Sorted(maps.Keys(byName)))
 	}
 	for _, d := range byName {
 		spec := nestedMap(d.obj.Object, "spec")
@@ -297,16 +305,6 @@ func checkFluxCluster(t *testing.T, docs []fleetDoc, sources map[string]string, 
 		t.Errorf("%s: path %q, want this cluster's configuration %q", config, path, want)
 	}
 	checkConfigDir(t, config.String(), want)
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // checkSource fails unless ref names a known GitRepository of this repository.

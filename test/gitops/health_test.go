@@ -1,11 +1,9 @@
 package gitops_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -252,22 +249,12 @@ func changeShares(t *testing.T, name string, shares int32) {
 	}
 }
 
-// decodeManifests splits a multi-document YAML stream into objects.
+// decodeManifests decodes the objects of a multi-document YAML stream.
 func decodeManifests(t *testing.T, manifests string) []*unstructured.Unstructured {
 	t.Helper()
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewBufferString(manifests), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		err := dec.Decode(&obj.Object)
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(obj.Object) > 0 {
-			out = append(out, obj)
-		}
+	objs, err := decodeYAML(strings.NewReader(manifests))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return objs
 }

@@ -10,11 +10,13 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
@@ -31,6 +33,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	log.SetLogger(logr.Discard())
 	code := m.Run()
 	if testEnv != nil {
 		if err := testEnv.Stop(); err != nil {

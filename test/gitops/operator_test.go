@@ -6,12 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apf-operator/apf-operator/controllers"
@@ -24,7 +22,6 @@ import (
 // ends. engine nil means the events webhook is off.
 func startOperator(t *testing.T, engine *eventratelimit.Engine) (stop func()) {
 	t.Helper()
-	log.SetLogger(logr.Discard())
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 testScheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
