@@ -6,7 +6,7 @@
 -- functions, table and a safe os are available, so the script concatenates with "..".
 --
 --   Progressing  no status yet; status.observedGeneration ~= metadata.generation;
---                Ready absent or Unknown; Projected False with reason Pending
+--                Ready absent or Unknown; Projected Unknown, or False with reason Pending
 --   Degraded     Ready False (any reason: DuplicatePriorityLevel, RequestPriorityNotFound,
 --                InvalidSpec, EnforcementDisabled, ...); Projected False with any other
 --                reason (NotExpressible, NameConflict, PrecedenceExhausted, ...)
@@ -51,10 +51,11 @@ local function verdict(obj)
   end
   local projected = findCondition(status.conditions, "Projected")
   if projected ~= nil and projected.status ~= "True" then
-    if projected.reason == "Pending" then
-      return "Progressing", "Projected=False, " .. describe(projected)
+    local text = "Projected=" .. (projected.status or "") .. ", " .. describe(projected)
+    if projected.status == "Unknown" or projected.reason == "Pending" then
+      return "Progressing", text
     end
-    return "Degraded", "Projected=False, " .. describe(projected)
+    return "Degraded", text
   end
   return "Healthy", describe(ready)
 end

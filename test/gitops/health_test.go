@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 )
 
@@ -85,15 +86,16 @@ type verdict struct {
 
 // TestHealthOfRealStatuses creates objects that the operator reports as ready, duplicate,
 // unresolved, not projectable and conflicting, then makes generations lag behind with the
-// operator stopped, then restarts it without the events webhook; at each step it reads every
-// object from kube-apiserver and checks the verdict of the Argo CD health script and of kstatus.
+// operator stopped, then restarts it with enforcement none and without the events webhook; at
+// each step it reads every object from kube-apiserver and checks the verdict of the Argo CD
+// health script and of kstatus.
 func TestHealthOfRealStatuses(t *testing.T) {
 	controlPlane(t)
 	script, err := readHealthScript()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := startOperator(t, eventratelimit.New(clocktesting.NewFakePassiveClock(time.Now()), nil))
+	stop := startOperator(t, controllers.EnforcementNative, eventratelimit.New(clocktesting.NewFakePassiveClock(time.Now()), nil))
 	for _, obj := range decodeManifests(t, healthObjects) {
 		if err := k8s.Create(context.Background(), obj); err != nil {
 			t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
@@ -129,12 +131,17 @@ spec: {priorityLevel: 300, assuredConcurrencyShares: 5, queuesPerWidth: 1, queue
 		verdict{"RequestPriority", "late", "Progressing", "report status", status.CurrentStatus},
 	)
 
-	// Restarted without the events webhook, the operator catches up, and the EventRateLimit is
-	// not enforced any more.
-	startOperator(t, nil)
+	// Restarted with enforcement none and without the events webhook, the operator catches up;
+	// what only the projection held against an object no longer counts, while the objects it
+	// ignores stay Degraded, and the EventRateLimit is not enforced any more.
+	startOperator(t, controllers.EnforcementNone, nil)
 	expectVerdicts(t, script,
 		verdict{"RequestPriority", "level-a", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
 		verdict{"RequestPriority", "late", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
+		verdict{"RequestPriority", "taken", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
+		verdict{"FlowSchema", "by-name", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
+		verdict{"RequestPriority", "level-b", "Degraded", flowv1.ReasonDuplicatePriorityLevel, status.FailedStatus},
+		verdict{"FlowSchema", "orphan", "Degraded", flowv1.ReasonRequestPriorityNotFound, status.FailedStatus},
 		verdict{"EventRateLimit", "events", "Degraded", flowv1.ReasonEnforcementDisabled, status.FailedStatus},
 	)
 }
@@ -150,7 +157,7 @@ func TestHealthWhileProjectionPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop := startOperator(t, nil)
+	stop := startOperator(t, controllers.EnforcementNative, nil)
 	for _, obj := range decodeManifests(t, `
 apiVersion: flowcontrol.apf-operator.io/v1alpha1
 kind: RequestPriority

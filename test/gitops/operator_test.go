@@ -17,10 +17,11 @@ import (
 	"github.com/apf-operator/apf-operator/internal/index"
 )
 
-// startOperator runs every reconciler in-process, as the manager does (enforcement native, no
-// default objects, no webhook server), until the returned function is called or the test
-// ends. engine nil means the events webhook is off.
-func startOperator(t *testing.T, engine *eventratelimit.Engine) (stop func()) {
+// startOperator runs every reconciler in-process, as the manager does (no default objects, no
+// webhook server), with the given enforcement (controllers.EnforcementNative or
+// EnforcementNone), until the returned function is called or the test ends. engine nil means
+// the events webhook is off.
+func startOperator(t *testing.T, enforcement string, engine *eventratelimit.Engine) (stop func()) {
 	t.Helper()
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 testScheme,
@@ -35,7 +36,7 @@ func startOperator(t *testing.T, engine *eventratelimit.Engine) (stop func()) {
 	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
-	opts := controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: prometheus.NewRegistry(),
+	opts := controllers.Options{Enforcement: enforcement, Registerer: prometheus.NewRegistry(),
 		EventRateLimit: engine}
 	if err := controllers.SetupWithManager(mgr, opts); err != nil {
 		t.Fatal(err)
