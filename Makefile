@@ -71,6 +71,10 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs, RBAC and webhook manifests from m
 generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: argocd-snippet
+argocd-snippet: ## Regenerate the argocd-cm snippet deploy/argocd/argocd-cm-health.yaml from deploy/argocd/health.lua.
+	go test -count=1 -run '^TestArgoCDSnippet$$' ./test/gitops/ -args -update
+
 .PHONY: verify-gen
 verify-gen: manifests generate ## Regenerate everything and fail if the committed files were stale.
 	@hack/verify-gen.sh

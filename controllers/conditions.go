@@ -43,3 +43,46 @@ func announceReady(rec events.EventRecorder, obj runtime.Object, before, after [
 	}
 	rec.Eventf(obj, nil, eventType, now.Reason, "UpdateStatus", "Ready=%s: %s", now.Status, now.Message)
 }
+
+// setStalledReconciling derives kstatus's abnormal-true conditions from Ready and Projected
+// (call it after both are set): Stalled while the object cannot take effect without a change
+// by the user (Ready False, or Projected False for any reason but Pending), Reconciling while
+// the native object is being written. Each is absent otherwise. kstatus (Flux, kpt) reads a
+// False Ready alone as InProgress, which would leave a duplicate level "in progress" until a
+// timeout; with Stalled it reports Failed at once, with the reason and message.
+func setStalledReconciling(conditions *[]metav1.Condition, generation int64, now metav1.Time) {
+	stalled, reconciling := stalledReconcilingCause(*conditions)
+	setAbnormalTrue(conditions, flowv1.ConditionStalled, stalled, generation, now)
+	setAbnormalTrue(conditions, flowv1.ConditionReconciling, reconciling, generation, now)
+}
+
+// stalledReconcilingCause returns copies of the condition that makes the object stalled and of
+// the one that makes it reconciling (nil: none).
+func stalledReconcilingCause(conditions []metav1.Condition) (stalled, reconciling *metav1.Condition) {
+	if ready := meta.FindStatusCondition(conditions, flowv1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse {
+		c := *ready
+		return &c, nil
+	}
+	projected := meta.FindStatusCondition(conditions, flowv1.ConditionProjected)
+	if projected == nil || projected.Status != metav1.ConditionFalse {
+		return nil, nil
+	}
+	c := *projected
+	if c.Reason == flowv1.ReasonPending {
+		return nil, &c
+	}
+	return &c, nil
+}
+
+// setAbnormalTrue sets condition type t to True with the cause's reason and message, or
+// removes it when cause is nil.
+func setAbnormalTrue(conditions *[]metav1.Condition, t string, cause *metav1.Condition, generation int64, now metav1.Time) {
+	if cause == nil {
+		meta.RemoveStatusCondition(conditions, t)
+		return
+	}
+	meta.SetStatusCondition(conditions, metav1.Condition{
+		Type: t, Status: metav1.ConditionTrue, Reason: cause.Reason, Message: cause.Message,
+		ObservedGeneration: generation, LastTransitionTime: now,
+	})
+}

@@ -85,6 +85,7 @@ func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.E
 		cond.Message = "the operator runs without the events webhook (--enable-event-rate-limit=false)"
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
+	setStalledReconciling(&st.Conditions, o.Generation, cond.LastTransitionTime)
 	if cond.Status != metav1.ConditionTrue {
 		st.AcceptedEvents, st.RejectedEvents, st.CountingSince = 0, 0, nil
 		return st, 0

@@ -57,6 +57,7 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	now := metav1.NewTime(r.clock.Now())
 	desired := flowSchemaStatus(&fs, view.status, now)
 	desired.NativeName = setProjected(&desired.Conditions, snap.plan != nil, view.projection, fs.Generation, now)
+	setStalledReconciling(&desired.Conditions, fs.Generation, now)
 	if equality.Semantic.DeepEqual(fs.Status, desired) {
 		return ctrl.Result{}, nil
 	}

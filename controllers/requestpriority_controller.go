@@ -68,6 +68,7 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	now := metav1.NewTime(r.clock.Now())
 	desired := requestPriorityStatus(&rp, view.status, now)
 	desired.NativeName = setProjected(&desired.Conditions, snap.plan != nil, view.projection, rp.Generation, now)
+	setStalledReconciling(&desired.Conditions, rp.Generation, now)
 	if equality.Semantic.DeepEqual(rp.Status, desired) {
 		return ctrl.Result{}, nil
 	}

@@ -52,6 +52,16 @@ const (
 	// precedences are available between kube-apiserver's kept schemas and service-accounts.
 	ReasonPrecedenceExhausted = "PrecedenceExhausted"
 
+	// ConditionStalled is True, with the reason and message of the condition it reflects, while
+	// the object cannot take effect without a change by the user: Ready is False, or Projected
+	// is False for a reason other than Pending. Absent otherwise. It is the "abnormal-true"
+	// condition of kstatus (sigs.k8s.io/cli-utils), which Flux and kpt read as Failed.
+	ConditionStalled = "Stalled"
+	// ConditionReconciling is True, reason Pending, while the native object is being written
+	// (Projected is False with reason Pending). Absent otherwise. kstatus reads it as
+	// InProgress.
+	ConditionReconciling = "Reconciling"
+
 	// LabelManagedBy marks the objects the operator created (the default objects).
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	// ManagedByValue is the value of LabelManagedBy on objects the operator created.

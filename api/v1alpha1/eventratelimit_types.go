@@ -81,7 +81,8 @@ type EventRateLimitStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are the latest observations; type Ready is True when the limits are enforced,
-	// False with reason InvalidSpec when the spec breaks a rule (the message names the field).
+	// False with reason InvalidSpec when the spec breaks a rule (the message names the field);
+	// Stalled mirrors a False Ready for kstatus (Flux).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -205,7 +205,8 @@ type FlowSchemaStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are the latest observations; type Ready tells whether the filter uses this
-	// FlowSchema, with a reason such as Accepted or RequestPriorityNotFound.
+	// FlowSchema, with a reason such as Accepted or RequestPriorityNotFound; Stalled and
+	// Reconciling summarise Ready and Projected for kstatus (Flux).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

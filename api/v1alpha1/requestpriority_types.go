@@ -97,7 +97,8 @@ type RequestPriorityStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions are the latest observations; type Ready tells whether the filter uses this
-	// object, with a reason such as Accepted or DuplicatePriorityLevel.
+	// object, with a reason such as Accepted or DuplicatePriorityLevel; Stalled and
+	// Reconciling summarise Ready and Projected for kstatus (Flux).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
