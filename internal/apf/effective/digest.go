@@ -1,11 +1,11 @@
 package effective
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
-	"strings"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
@@ -22,29 +22,26 @@ const DigestPrefix = "sha256:"
 // canonicalised: the values of a set test are sorted and de-duplicated, the tests of a
 // conjunction and the conjunctions of a match are sorted.
 func (c *Config) Digest() string {
-	canonical := digestConfig{MastersBackstop: digestSchemaOf(c.MastersBackstop), CatchAll: digestSchemaOf(c.CatchAll)}
+	h := sha256.New()
+	// One JSON document per line, streamed into the hash: levels, then schemas, then the two
+	// backstop schemas. Encoding plain structs of strings, numbers and slices cannot fail, and
+	// a hash.Hash never returns a write error.
+	enc := json.NewEncoder(h)
 	for _, p := range c.Priorities {
-		canonical.Priorities = append(canonical.Priorities, digestPriorityOf(p))
+		_ = enc.Encode(digestPriorityOf(p))
 	}
+	_ = enc.Encode("schemas")
 	for _, s := range c.Schemas {
-		canonical.Schemas = append(canonical.Schemas, *digestSchemaOf(s))
+		_ = enc.Encode(digestSchemaOf(s))
 	}
-	// Marshalling plain structs of strings, numbers and slices cannot fail.
-	data, _ := json.Marshal(canonical)
-	sum := sha256.Sum256(data)
-	return DigestPrefix + hex.EncodeToString(sum[:])
+	_ = enc.Encode(digestSchemaOf(c.MastersBackstop))
+	_ = enc.Encode(digestSchemaOf(c.CatchAll))
+	return DigestPrefix + hex.EncodeToString(h.Sum(nil))
 }
 
-// digestConfig is the canonical form of a Config that Digest hashes. Its JSON field names are
-// part of the digest: renaming one changes every digest (and so shows drift while a fleet
-// upgrades the operator, which a release note must say).
-type digestConfig struct {
-	Priorities      []digestPriority `json:"priorities"`
-	Schemas         []digestSchema   `json:"schemas"`
-	MastersBackstop *digestSchema    `json:"mastersBackstop"`
-	CatchAll        *digestSchema    `json:"catchAll"`
-}
-
+// digestPriority and digestSchema are the canonical forms Digest hashes. Their JSON field
+// names are part of the digest: renaming one changes every digest (and so shows drift while a
+// fleet upgrades the operator, which a release note must say).
 type digestPriority struct {
 	Name                  string `json:"name"`
 	Level                 int32  `json:"level"`
@@ -62,7 +59,7 @@ type digestSchema struct {
 	MatchingPriority int32                     `json:"matchingPriority"`
 	Priority         string                    `json:"priority"`
 	Distinguisher    *flowv1.FlowDistinguisher `json:"distinguisher"`
-	Match            []string                  `json:"match"` // canonical conjunctions, sorted
+	Match            []json.RawMessage         `json:"match"` // canonical conjunctions, sorted
 	Backstop         bool                      `json:"backstop"`
 }
 
@@ -81,36 +78,50 @@ func digestSchemaOf(s *Schema) *digestSchema {
 		return nil
 	}
 	d := &digestSchema{Name: s.Name, MatchingPriority: s.MatchingPriority, Distinguisher: s.Distinguisher,
-		Backstop: s.Backstop, Match: make([]string, 0, len(s.Match))}
+		Backstop: s.Backstop, Match: make([]json.RawMessage, 0, len(s.Match))}
 	if s.Priority != nil {
 		d.Priority = s.Priority.Name
 	}
 	for _, c := range s.Match {
 		d.Match = append(d.Match, canonicalConjunction(c))
 	}
-	slices.Sort(d.Match)
+	slices.SortFunc(d.Match, func(a, b json.RawMessage) int { return bytes.Compare(a, b) })
 	return d
 }
 
 // canonicalConjunction serialises a conjunction with its tests sorted and each set sorted and
 // de-duplicated: an AND of tests, and a set, mean the same in any order.
-func canonicalConjunction(c flowv1.Conjunction) string {
-	tests := make([]string, 0, len(c.And))
+func canonicalConjunction(c flowv1.Conjunction) json.RawMessage {
+	tests := make([][]byte, 0, len(c.And))
 	for _, t := range c.And {
 		tests = append(tests, canonicalTest(t))
 	}
-	slices.Sort(tests)
-	return "[" + strings.Join(tests, ",") + "]"
+	slices.SortFunc(tests, bytes.Compare)
+	return json.RawMessage(append(append([]byte("["), bytes.Join(tests, []byte(","))...), ']'))
 }
 
-func canonicalTest(t flowv1.AtomicTest) string {
-	t = *t.DeepCopy()
-	for _, s := range []*flowv1.SetTest{t.InSet, t.NotInSet, t.SuperSet, t.NotSuperSet} {
-		if s != nil {
-			slices.Sort(s.Set)
-			s.Set = slices.Compact(s.Set)
+func canonicalTest(t flowv1.AtomicTest) []byte {
+	// t is a copy; its set tests are replaced (never modified: they belong to the Config).
+	t.InSet, t.NotInSet = canonicalSet(t.InSet), canonicalSet(t.NotInSet)
+	t.SuperSet, t.NotSuperSet = canonicalSet(t.SuperSet), canonicalSet(t.NotSuperSet)
+	data, _ := json.Marshal(t)
+	return data
+}
+
+// canonicalSet returns s with its values sorted and de-duplicated: s itself when they are.
+func canonicalSet(s *flowv1.SetTest) *flowv1.SetTest {
+	if s == nil || slices.IsSorted(s.Set) && !hasAdjacentDuplicate(s.Set) {
+		return s
+	}
+	set := slices.Compact(slices.Sorted(slices.Values(s.Set)))
+	return &flowv1.SetTest{Field: s.Field, Set: set}
+}
+
+func hasAdjacentDuplicate(sorted []string) bool {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return true
 		}
 	}
-	data, _ := json.Marshal(t)
-	return string(data)
+	return false
 }

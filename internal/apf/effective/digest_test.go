@@ -197,3 +197,29 @@ func fsChange(f func(*flowv1.FlowSchema)) func([]flowv1.RequestPriority, []flowv
 func appendSet(s *flowv1.SetTest, v string) { s.Set = append(s.Set, v) }
 
 func swapInSet(t *flowv1.AtomicTest) { t.NotInSet, t.InSet = t.InSet, nil }
+
+// BenchmarkDigest10000 digests a configuration of 100 levels and 10,000 FlowSchemas (the
+// scale goal), once per snapshot in the operator.
+func BenchmarkDigest10000(b *testing.B) {
+	var rs []flowv1.RequestPriority
+	for i := range 100 {
+		rs = append(rs, rp("rp-"+strconv.Itoa(i), int32(i), 10, i))
+	}
+	var fs_ []flowv1.FlowSchema
+	_, base := digestObjects()
+	for i := range 10000 {
+		f := *base[0].DeepCopy()
+		f.Name = "fs-" + strconv.Itoa(i)
+		f.Spec.MatchingPriority = int32(i)
+		f.Spec.RequestPriority.Name = "rp-" + strconv.Itoa(1+i%99)
+		fs_ = append(fs_, f)
+	}
+	cfg := Compute(rs, fs_)
+	if len(cfg.Schemas) != 10000 {
+		b.Fatalf("%d schemas in effect, want 10000", len(cfg.Schemas))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		_ = cfg.Digest()
+	}
+}
