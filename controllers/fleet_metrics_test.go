@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -108,4 +111,107 @@ func TestFleetMetricsBoundPerObjectSeries(t *testing.T) {
 	if v := testutil.ToFloat64(m.objects.WithLabelValues(native.KindFlowSchema, "true", flowv1.ReasonAccepted)); v != n {
 		t.Errorf("%v FlowSchemas Ready, want %d", v, n)
 	}
+}
+
+// TestFleetMetricsOfTheRunningOperator: the operator set up by SetupWithManager exports the
+// digest of what is in the cluster, and follows it: an ignored object changes the counts but
+// not the digest, a new object in effect changes the digest.
+func TestFleetMetricsOfTheRunningOperator(t *testing.T) {
+	resetCluster(t)
+	op := startOperator(t, manageDefaults())
+	waitAllReady(t, defaultNames, defaultNames)
+	first := waitFleetDigest(t, op.registry)
+
+	afterCreationSecond(t, getRP(t, "system-top")) // so that the older system-top keeps level 0
+	create(t, userRP("admins", 0))                 // duplicates system-top's level: ignored
+	waitRPReason(t, "admins", "False/DuplicatePriorityLevel")
+	eventually(t, func() error {
+		if v := gaugeValue(t, op.registry, "apf_operator_objects", native.KindRequestPriority, "false", flowv1.ReasonDuplicatePriorityLevel); v != 1 {
+			return fmt.Errorf("apf_operator_objects{ready=false,reason=DuplicatePriorityLevel} is %v, want 1", v)
+		}
+		return nil
+	})
+	if d := waitFleetDigest(t, op.registry); d != first {
+		t.Errorf("an ignored RequestPriority changed the digest from %s to %s", first, d)
+	}
+
+	create(t, userRP("batch", 50))
+	waitRPReason(t, "batch", "True/Accepted")
+	if d := waitFleetDigest(t, op.registry); d == first {
+		t.Errorf("a new RequestPriority in effect left the digest at %s", d)
+	}
+}
+
+// waitFleetDigest waits until the registry exports exactly one digest, the one the objects in
+// the cluster give, and returns it.
+func waitFleetDigest(t *testing.T, reg *prometheus.Registry) string {
+	t.Helper()
+	var digest string
+	eventually(t, func() error {
+		var rps flowv1.RequestPriorityList
+		var fss flowv1.FlowSchemaList
+		if err := k8s.List(context.Background(), &rps); err != nil {
+			return err
+		}
+		if err := k8s.List(context.Background(), &fss); err != nil {
+			return err
+		}
+		want := effective.Compute(rps.Items, fss.Items).Digest()
+		got := labelValues(t, reg, "apf_operator_config_info", "digest")
+		if len(got) != 1 || got[0] != want {
+			return fmt.Errorf("apf_operator_config_info digests %v, want exactly [%s]", got, want)
+		}
+		digest = want
+		return nil
+	})
+	return digest
+}
+
+// labelValues returns the values of label over the series of a gathered metric.
+func labelValues(t *testing.T, reg *prometheus.Registry, metric, label string) []string {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []string
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label {
+					values = append(values, l.GetValue())
+				}
+			}
+		}
+	}
+	return values
+}
+
+// gaugeValue returns the value of apf_operator_objects-like series with labels kind, ready,
+// reason; 0 when absent.
+func gaugeValue(t *testing.T, reg *prometheus.Registry, metric, kind, ready, reason string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"kind": kind, "ready": ready, "reason": reason}
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if maps.Equal(got, want) {
+				return m.GetGauge().GetValue()
+			}
+		}
+	}
+	return 0
 }
