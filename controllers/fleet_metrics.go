@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -22,28 +23,56 @@ const maxNotProjectedSeries = 100
 // changes), never by listing the cache per scrape. The snapshot holder runs on the leader
 // only, so only the leader exports them: a fleet query counts each cluster once.
 type fleetMetrics struct {
-	configInfo   *prometheus.GaugeVec
-	objects      *prometheus.GaugeVec
-	notProjected *prometheus.GaugeVec
+	configInfo   seriesSet
+	objects      seriesSet
+	notProjected seriesSet
 }
+
+// seriesSet is a gauge vector whose series are replaced as a whole by each snapshot: the new
+// values are set before the series that are gone are deleted, so a scrape never sees the
+// vector empty (which would reset the for duration of an alert on it).
+type seriesSet struct {
+	*prometheus.GaugeVec
+	current map[string][]string // the label values of each series set last, by joined key
+}
+
+// replace sets every series of values (label values joined by "\x00" as keys, see key) and
+// deletes the series the previous call set that values lacks.
+func (s *seriesSet) replace(values map[string]float64) {
+	next := make(map[string][]string, len(values))
+	for k, v := range values {
+		lvs := strings.Split(k, "\x00")
+		s.WithLabelValues(lvs...).Set(v)
+		next[k] = lvs
+	}
+	for k, lvs := range s.current {
+		if _, kept := next[k]; !kept {
+			s.DeleteLabelValues(lvs...)
+		}
+	}
+	s.current = next
+}
+
+// key joins label values into a seriesSet key.
+func key(labelValues ...string) string { return strings.Join(labelValues, "\x00") }
 
 // newFleetMetrics creates the fleet metrics and registers them into reg.
 func newFleetMetrics(reg prometheus.Registerer) (*fleetMetrics, error) {
 	m := &fleetMetrics{
-		configInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		configInfo: seriesSet{GaugeVec: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apf_operator_config_info",
 			Help: "Always 1; digest is a sha256 of the effective configuration's specs (levels and schemas in effect, canonical order), equal on clusters with equal configurations.",
-		}, []string{"digest"}),
-		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		}, []string{"digest"})},
+		objects: seriesSet{GaugeVec: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apf_operator_objects",
 			Help: "RequestPriority and FlowSchema objects by kind and Ready condition (ready true or false, reason Accepted or why the object is ignored).",
-		}, []string{"kind", "ready", "reason"}),
-		notProjected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		}, []string{"kind", "ready", "reason"})},
+		notProjected: seriesSet{GaugeVec: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "apf_operator_projection_failed_object",
 			Help: "Always 1, for each object in effect that is not projected onto kube-apiserver's native objects, with the reason (at most 100 series, the first by kind and name).",
-		}, []string{"kind", "name", "reason"}),
+		}, []string{"kind", "name", "reason"})},
 	}
-	if err := registerAll(reg, m.configInfo, m.objects, m.notProjected); err != nil {
+	if err := registerAll(reg, m.configInfo.GaugeVec, m.objects.GaugeVec, m.notProjected.GaugeVec); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -51,23 +80,23 @@ func newFleetMetrics(reg prometheus.Registerer) (*fleetMetrics, error) {
 
 // record sets every fleet metric from the current snapshot; a snapshot subscriber.
 func (m *fleetMetrics) record(_, cur *snapshot) {
-	m.configInfo.Reset()
-	m.configInfo.WithLabelValues(cur.cfg.Digest()).Set(1)
+	m.configInfo.replace(map[string]float64{key(cur.cfg.Digest()): 1})
 	m.recordObjects(cur)
 	m.recordNotProjected(cur.plan)
 }
 
 func (m *fleetMetrics) recordObjects(s *snapshot) {
-	m.objects.Reset()
+	counts := map[string]float64{}
 	for kind, views := range map[string]map[string]objectView{
 		native.KindRequestPriority: s.rps, native.KindFlowSchema: s.fss,
 	} {
 		// The Ready series exists at 0 too, so that a ratio or a dashboard row has a value.
-		m.objects.WithLabelValues(kind, "true", flowv1.ReasonAccepted)
+		counts[key(kind, "true", flowv1.ReasonAccepted)] += 0
 		for _, v := range views {
-			m.objects.WithLabelValues(kind, strconv.FormatBool(v.status.InEffect), v.status.Reason).Inc()
+			counts[key(kind, strconv.FormatBool(v.status.InEffect), v.status.Reason)]++
 		}
 	}
+	m.objects.replace(counts)
 }
 
 // notProjectedObject is an object in effect whose projection failed.
@@ -76,7 +105,8 @@ type notProjectedObject struct{ kind, name, reason string }
 // recordNotProjected exports the first maxNotProjectedSeries objects that are in effect but
 // not projected; objects not in effect are counted by apf_operator_objects already.
 func (m *fleetMetrics) recordNotProjected(plan *native.Plan) {
-	m.notProjected.Reset()
+	series := map[string]float64{}
+	defer func() { m.notProjected.replace(series) }()
 	if plan == nil {
 		return // enforcement none: nothing is projected, nothing fails
 	}
@@ -94,6 +124,6 @@ func (m *fleetMetrics) recordNotProjected(plan *native.Plan) {
 		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
 	})
 	for _, o := range failed[:min(len(failed), maxNotProjectedSeries)] {
-		m.notProjected.WithLabelValues(o.kind, o.name, o.reason).Set(1)
+		series[key(o.kind, o.name, o.reason)] = 1
 	}
 }

@@ -101,7 +101,7 @@ func TestFleetMetricsBoundPerObjectSeries(t *testing.T) {
 	m, _ := newTestFleetMetrics(t)
 	m.record(nil, snap)
 	// FlowSchema sorts before RequestPriority: a's own series (NameConflict) is past the bound.
-	if got := testutil.CollectAndCount(m.notProjected); got != maxNotProjectedSeries {
+	if got := testutil.CollectAndCount(m.notProjected.GaugeVec); got != maxNotProjectedSeries {
 		t.Errorf("%d per-object series, want %d", got, maxNotProjectedSeries)
 	}
 	last := fmt.Sprintf("fs-%05d", maxNotProjectedSeries-1)
