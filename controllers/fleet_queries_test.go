@@ -125,9 +125,14 @@ func expandGrafanaVariables(q string) string {
 func dashboardQueries(t *testing.T, d dashboard) map[string]string {
 	t.Helper()
 	queries := map[string]string{}
+	ids := map[int]string{}
 	var walk func([]panel)
 	walk = func(panels []panel) {
 		for _, p := range panels {
+			if other, dup := ids[p.ID]; dup || p.ID == 0 {
+				t.Errorf("panel %q: id %d is zero or also %q's", p.Title, p.ID, other)
+			}
+			ids[p.ID] = p.Title
 			walk(p.Panels)
 			if p.Type == "row" {
 				continue
