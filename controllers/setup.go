@@ -79,6 +79,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the snapshot metrics: %w", err)
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	fleet, err := newFleetMetrics(opts.Registerer)
+	if err != nil {
+		return fmt.Errorf("registering the fleet metrics: %w", err)
+	}
+	snaps.subscribe(fleet.record)
 	if err := mgr.Add(snaps); err != nil {
 		return fmt.Errorf("adding the effective configuration's snapshots: %w", err)
 	}

@@ -87,16 +87,21 @@ func kinds(objs []*unstructured.Unstructured) map[string]int {
 
 func testChartAccepted(t *testing.T) {
 	helm(t, "lint", chartDir())
-	helm(t, "lint", chartDir(), "--set", "certManager.enabled=true", "--set", "serviceMonitor.enabled=true")
+	helm(t, "lint", chartDir(), "--set", "certManager.enabled=true", "--set", "serviceMonitor.enabled=true",
+		"--set", "grafanaDashboard.enabled=true", "--set", "prometheusRule.enabled=true")
 	ctx := context.Background()
 	createRestrictedNamespace(t, ctx)
 
-	custom := renderChart(t, "certManager.enabled=true", "serviceMonitor.enabled=true", "crds.enabled=false", "replicaCount=3")
-	if k := kinds(custom); k["Certificate"] != 1 || k["ServiceMonitor"] != 1 || k["CustomResourceDefinition"] != 0 {
-		t.Errorf("non-default values rendered kinds %v; want a Certificate, a ServiceMonitor and no CRDs", k)
+	custom := renderChart(t, "certManager.enabled=true", "serviceMonitor.enabled=true", "crds.enabled=false", "replicaCount=3",
+		"grafanaDashboard.enabled=true", "prometheusRule.enabled=true")
+	if k := kinds(custom); k["Certificate"] != 1 || k["ServiceMonitor"] != 1 || k["PrometheusRule"] != 1 ||
+		k["ConfigMap"] != 1 || k["CustomResourceDefinition"] != 0 {
+		t.Errorf("non-default values rendered kinds %v; want a Certificate, a ServiceMonitor, a PrometheusRule, "+
+			"the dashboard ConfigMap and no CRDs", k)
 	}
 	for _, o := range custom {
-		if o.GetKind() == "Certificate" || o.GetKind() == "Issuer" || o.GetKind() == "ServiceMonitor" {
+		switch o.GetKind() {
+		case "Certificate", "Issuer", "ServiceMonitor", "PrometheusRule":
 			continue // their CRDs (cert-manager, prometheus-operator) are not installed here
 		}
 		apply(t, ctx, o, true)
