@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -50,6 +51,10 @@ func TestMetricNamesExist(t *testing.T) {
 			break
 		}
 		time.Sleep(time.Second)
+	}
+	// The page's query selects the projected levels by name: the rejections are counted there.
+	if !regexp.MustCompile(`\napiserver_flowcontrol_rejected_requests_total\{[^}]*priority_level="apf-tiny"`).MatchString(served) {
+		t.Errorf("no rejection counted against the projected level apf-tiny")
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
