@@ -8,6 +8,10 @@
 //	apf-operator explain -f PATH... --user  show how a request would be classified
 //	apf-operator import -f PATH...          convert native flowcontrol objects into manifests
 //	apf-operator prune-native               delete the native objects the operator projected
+//	apf-operator version                    show the build's version
+//
+// Installed on PATH as kubectl-apf (a symlink or copy), the binary is a kubectl plugin serving
+// `kubectl apf validate`, `kubectl apf explain` and `kubectl apf version`.
 package main
 
 import (
@@ -22,7 +26,16 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(dispatch(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// dispatch runs the binary as the kubectl plugin when it was invoked as kubectl-apf, and as
+// apf-operator otherwise.
+func dispatch(arg0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if isKubectlPlugin(arg0) {
+		return runPlugin(args, stdin, stdout, stderr)
+	}
+	return run(args, stdin, stdout, stderr)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -41,6 +54,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return importer.Run(args, stdin, stdout, stderr)
 	case "prune-native":
 		return prune.Run(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version())
+		return 0
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -59,5 +75,8 @@ Commands:
   import     convert kube-apiserver's native flow control objects into manifests; see 'apf-operator import --help'
   prune-native
              delete the native flow control objects the operator projected (helm uninstall runs it)
+  version    show the build's version
   help       show this text
+
+Installed on PATH as kubectl-apf, the binary serves 'kubectl apf validate|explain|version'.
 `

@@ -13,6 +13,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		out  string
 	}{
 		{[]string{"help"}, 0, "Commands:"},
+		{[]string{"version"}, 0, "apf-operator "},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
 		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},

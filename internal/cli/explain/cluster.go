@@ -7,15 +7,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
 // loadCluster lists the RequestPriority and FlowSchema objects of the live cluster.
-func loadCluster(ctx context.Context, kubeconfig string) ([]flowv1.RequestPriority, []flowv1.FlowSchema, error) {
-	cfg, err := restConfig(kubeconfig)
+func loadCluster(ctx context.Context, kubeconfig, kubeContext string) ([]flowv1.RequestPriority, []flowv1.FlowSchema, error) {
+	cfg, err := restConfig(kubeconfig, kubeContext)
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
@@ -38,9 +38,14 @@ func loadCluster(ctx context.Context, kubeconfig string) ([]flowv1.RequestPriori
 	return rps.Items, fss.Items, nil
 }
 
-func restConfig(kubeconfig string) (*rest.Config, error) {
+// restConfig loads the client configuration as kubectl does: an explicit --kubeconfig file
+// (with --context if given), or else controller-runtime's search ($KUBECONFIG, in-cluster,
+// ~/.kube/config) in the given context.
+func restConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
 	if kubeconfig != "" {
-		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+		return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+			&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
 	}
-	return ctrl.GetConfig()
+	return ctrlconfig.GetConfigWithContext(kubeContext)
 }

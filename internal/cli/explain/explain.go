@@ -37,9 +37,11 @@ const (
 type options struct {
 	paths      []string
 	kubeconfig string
-	output     string
-	attrs      request.Attributes
-	groups     string
+	// kubeContext is the kubeconfig context to use (empty: the current one).
+	kubeContext string
+	output      string
+	attrs       request.Attributes
+	groups      string
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -48,12 +50,13 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: apf-operator explain [-f PATH]... --user NAME [--groups G1,G2] --verb VERB (--resource R [--namespace NS] ... | --path /PATH)\n\n"+
-			"Shows how the filter classifies a request. Without -f it reads the live cluster (--kubeconfig).\n\n")
+			"Shows how the filter classifies a request. Without -f it reads the live cluster (--kubeconfig, --context).\n\n")
 		fs.PrintDefaults()
 	}
 	paths := (*validate.PathList)(&o.paths)
 	fs.Var(paths, "f", "manifest file or directory (recursively), or - for stdin; repeatable. Without -f, the live cluster is read")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the live cluster (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+	fs.StringVar(&o.kubeContext, "context", "", "kubeconfig context of the live cluster (default: the current context)")
 	fs.StringVar(&o.output, "o", "text", "output format: text or json")
 	fs.StringVar(&o.attrs.User, "user", "", "the requesting user's name (required)")
 	fs.StringVar(&o.groups, "groups", "", "comma-separated groups of the user")
@@ -126,7 +129,7 @@ func load(ctx context.Context, o *options, stdin io.Reader) ([]flowv1.RequestPri
 	if len(o.paths) > 0 {
 		return validate.LoadObjects(o.paths, stdin)
 	}
-	return loadCluster(ctx, o.kubeconfig)
+	return loadCluster(ctx, o.kubeconfig, o.kubeContext)
 }
 
 // Explanation is the classification of one request, for people (WriteText) and tools (JSON).

@@ -13,12 +13,16 @@ import (
 
 // check decodes the documents and validates every APF object against the whole set, as if
 // each were created into a cluster holding the others. It returns the findings and the decoded
-// APF objects.
-func check(ctx context.Context, docs []document) ([]finding, []object) {
+// APF objects and how many documents held none (other kinds, skipped).
+func check(ctx context.Context, docs []document) ([]finding, []object, int) {
 	var objs []object
 	var findings []finding
+	skipped := 0
 	for _, d := range docs {
 		o, f := decode(d)
+		if len(o)+len(f) == 0 {
+			skipped++
+		}
 		objs, findings = append(objs, o...), append(findings, f...)
 	}
 	findings = append(findings, names(objs)...)
@@ -40,7 +44,7 @@ func check(ctx context.Context, docs []document) ([]finding, []object) {
 		}
 		findings = append(findings, fieldFindings(o, errs, warnings)...)
 	}
-	return findings, objs
+	return findings, objs, skipped
 }
 
 // newSet indexes the decoded objects for the cross-object rules.

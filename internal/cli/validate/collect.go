@@ -21,7 +21,12 @@ const stdinName = "<stdin>"
 type document struct {
 	file  string
 	index int
-	data  []byte
+	// line is the 1-based line of the file on which the document starts.
+	line int
+	data []byte
+	// root is the field path of the object within the document ("items[2]." for an item of a
+	// List), so that a finding's field can be found in data.
+	root string
 }
 
 // manifestExtensions are the file names searched in directories.
@@ -75,31 +80,47 @@ func expand(p string) ([]string, error) {
 	return files, err
 }
 
-// readFile splits a file (or standard input for "-") into its YAML documents.
+// readFile splits a file (or standard input for "-") into its YAML documents, each with the
+// line it starts on.
 func readFile(name string, stdin io.Reader) ([]document, error) {
-	var r io.Reader
+	var data []byte
+	var err error
 	if name == "-" {
-		name, r = stdinName, stdin
+		name = stdinName
+		data, err = io.ReadAll(stdin)
 	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+		data, err = os.ReadFile(name)
 	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	if err != nil {
+		return nil, err
+	}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	lines := bytes.Split(data, []byte("\n"))
 	var docs []document
+	next := 0 // the index in lines of the first line not yet consumed
 	for i := 0; ; i++ {
-		data, err := reader.Read()
+		doc, err := reader.Read()
 		if errors.Is(err, io.EOF) {
 			return docs, nil
 		}
 		if err != nil {
 			return docs, err
 		}
-		if len(bytes.TrimSpace(data)) > 0 {
-			docs = append(docs, document{file: name, index: i, data: data})
+		next = skipSeparators(lines, next)
+		if len(bytes.TrimSpace(doc)) > 0 {
+			docs = append(docs, document{file: name, index: i, line: next + 1, data: doc})
 		}
+		// The reader returns each line it consumed ended by one '\n' (a "\r\n" too).
+		next += bytes.Count(doc, []byte("\n"))
 	}
+}
+
+// skipSeparators returns the index of the first line at or after next that is not a `---`
+// separator: the YAML reader consumes them between documents, and no document holds a line
+// starting with `---` (the reader takes it for a separator, or fails).
+func skipSeparators(lines [][]byte, next int) int {
+	for next < len(lines) && bytes.HasPrefix(lines[next], []byte("---")) {
+		next++
+	}
+	return next
 }

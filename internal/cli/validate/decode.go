@@ -101,8 +101,10 @@ func decodeList(doc document, data []byte) ([]object, []finding) {
 	}
 	var objs []object
 	var findings []finding
-	for _, item := range list.Items {
-		o, f := decodeJSON(doc, item)
+	for i, item := range list.Items {
+		itemDoc := doc
+		itemDoc.root = fmt.Sprintf("%sitems[%d].", doc.root, i)
+		o, f := decodeJSON(itemDoc, item)
 		objs, findings = append(objs, o...), append(findings, f...)
 	}
 	return objs, findings

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json] [--target filter|native]
+//	apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native]
 //
 // A PATH is a file, a directory (its .yaml, .yml and .json files, recursively) or `-` for
 // standard input. Files may hold several YAML documents; documents of other API groups are
@@ -28,7 +28,12 @@
 // RequestPriority is the one not projected is not reported again.
 //
 // Each finding is a line `FILE:DOC: FIELD PATH: MESSAGE` (DOC counts the documents of the file
-// from 0; warnings read `FILE:DOC: warning: ...`), or with -o json one JSON object. The exit
-// code is 0 when there is no error (warnings allowed), 1 when there is at least one, and 2 for
-// a usage error.
+// from 0; warnings read `FILE:DOC: warning: ...`); with -o json the findings are one JSON
+// object, each with the line of the file on which its field (or document) is written, and the
+// counts of errors and warnings; with -o github each is a GitHub Actions workflow command
+// (`::error file=FILE,line=LINE,title=KIND/NAME FIELD::MESSAGE`, escaped as GitHub's toolkit
+// escapes), which the runner shows as an annotation on the file. The last line on standard
+// error counts the objects checked, the errors and warnings, and the documents of other kinds
+// skipped. The exit code is 0 when there is no error (warnings allowed), 1 when there is at
+// least one, and 2 for a usage error or when the findings cannot be written.
 package validate

@@ -20,6 +20,10 @@ const (
 type finding struct {
 	File     string `json:"file"`
 	Document int    `json:"document"`
+	// Line is the 1-based line of the file on which the field (or, without a field or when the
+	// field is not written in the document, the document) starts; 0 when the file could not
+	// be read.
+	Line     int    `json:"line,omitempty"`
 	Kind     string `json:"kind,omitempty"`
 	Name     string `json:"name,omitempty"`
 	Severity string `json:"severity"`
@@ -45,8 +49,8 @@ func (f finding) String() string {
 // docFinding is an error about a document or one of its fields. The message is kept on one
 // line so that every finding is one line of text output.
 func docFinding(doc document, kind, name, path, msg string) finding {
-	return finding{File: doc.file, Document: doc.index, Kind: kind, Name: name, Severity: severityError, Field: path,
-		Message: oneLine(msg)}
+	return finding{File: doc.file, Document: doc.index, Line: doc.fieldLine(path), Kind: kind, Name: name,
+		Severity: severityError, Field: path, Message: oneLine(msg)}
 }
 
 // oneLine joins the lines of a multi-line message.
@@ -75,7 +79,7 @@ func fieldFindings(obj object, errs field.ErrorList, warnings []string) []findin
 		f.Severity = severityWarning
 		// Warnings read "FIELD: MESSAGE" when they concern one field.
 		if path, msg, ok := strings.Cut(w, ": "); ok && !strings.Contains(path, " ") {
-			f.Field, f.Message = path, msg
+			f.Field, f.Message, f.Line = path, msg, obj.doc.fieldLine(path)
 		}
 		out = append(out, f)
 	}
@@ -92,9 +96,12 @@ func sortFindings(findings []finding) {
 	})
 }
 
-// report writes the findings as text lines or one JSON document.
+// report writes the findings as text lines, one JSON document or GitHub Actions annotations.
 func report(findings []finding, output string, w io.Writer) error {
-	if output == "json" {
+	if output == outputGitHub {
+		return reportGitHub(findings, w)
+	}
+	if output == outputJSON {
 		errs, warnings := count(findings)
 		if findings == nil {
 			findings = []finding{}

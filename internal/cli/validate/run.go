@@ -11,8 +11,11 @@ import (
 
 // Exit codes of Run.
 const (
-	ExitOK    = 0
+	// ExitOK: no error (warnings allowed).
+	ExitOK = 0
+	// ExitError: at least one error in the manifests (an unreadable input path included).
 	ExitError = 1
+	// ExitUsage: a usage error, or the findings could not be written.
 	ExitUsage = 2
 )
 
@@ -27,7 +30,7 @@ const (
 )
 
 // usageLine is the synopsis printed with usage errors and --help.
-const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json] [--target filter|native]\n"
+const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native]\n"
 
 // options are the parsed command line.
 type options struct {
@@ -65,7 +68,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	docs, readFindings := collect(opts.paths, stdin)
-	checked, objs := check(context.Background(), docs)
+	checked, objs, skipped := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
 	if opts.target == TargetNative {
 		findings = append(findings, nativeFindings(objs)...)
@@ -73,11 +76,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	objects := len(objs)
 	sortFindings(findings)
 	if err := report(findings, opts.output, stdout); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return ExitError
+		fmt.Fprintf(stderr, "Error: writing the findings: %v\n", err)
+		return ExitUsage
 	}
 	errs, warnings := count(findings)
-	fmt.Fprintf(stderr, "%d object(s) checked: %d error(s), %d warning(s)\n", objects, errs, warnings)
+	fmt.Fprintf(stderr, "%d object(s) checked: %d error(s), %d warning(s)", objects, errs, warnings)
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "; %d document(s) of other kinds skipped", skipped)
+	}
+	fmt.Fprintln(stderr)
 	if errs > 0 {
 		return ExitError
 	}
@@ -91,7 +98,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { usage(fs, stderr) }
 	fs.Var(&paths, "f", "a manifest file, a directory (searched recursively) or - for standard input; repeatable")
-	output := fs.String("o", "text", "output format: text or json")
+	output := fs.String("o", outputText, "output format: text (FILE:DOC: FIELD: MESSAGE lines), json, or github "+
+		"(GitHub Actions annotations: ::error file=F,line=L,title=T::MESSAGE)")
 	target := fs.String("target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
 		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
 		"flowcontrol.apiserver.k8s.io/v1 objects)")
@@ -108,8 +116,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if len(paths) == 0 {
 		return options{}, errors.New("no manifests given: pass -f PATH (a file, a directory or -)")
 	}
-	if *output != "text" && *output != "json" {
-		return options{}, fmt.Errorf("unsupported output %q: use text or json", *output)
+	if *output != outputText && *output != outputJSON && *output != outputGitHub {
+		return options{}, fmt.Errorf("unsupported output %q: use %s, %s or %s", *output, outputText, outputJSON, outputGitHub)
 	}
 	if *target != TargetFilter && *target != TargetNative {
 		return options{}, fmt.Errorf("unsupported --target %q: use %s or %s", *target, TargetFilter, TargetNative)
@@ -121,8 +129,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprint(w, usageLine+`
 Checks RequestPriority and FlowSchema manifests offline with the admission webhooks' rules.
-Each finding is a line FILE:DOC: FIELD: MESSAGE. Exit code 0: no error (warnings allowed);
-1: at least one error; 2: usage error.
+Each finding is a line FILE:DOC: FIELD: MESSAGE (-o json: one JSON document with the
+line of each finding and the counts; -o github: GitHub Actions annotations). The last line
+on standard error counts the objects, errors and warnings. Exit code 0: no error (warnings
+allowed); 1: at least one error; 2: usage error, or the findings could not be written.
 
 With --target native, every object must also be projected exactly onto kube-apiserver's
 native PriorityLevelConfiguration and FlowSchema objects, as the operator projects them

@@ -110,7 +110,7 @@ func TestJSONOutput(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	want := finding{File: file, Document: 0, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
+	want := finding{File: file, Document: 0, Line: 10, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
 		Field: "spec.handSize"}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 0 || len(got.Findings) != 1 {
 		t.Fatalf("exit %d, %+v", code, got)

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// asPluginEnv marks the test binary's runs as the plugin: TestKubectlPlugin sets it for kubectl.
+const asPluginEnv = "APF_TEST_AS_KUBECTL_PLUGIN"
+
+// TestMain lets the test binary stand in for the built binary: run by kubectl through a symlink
+// named kubectl-apf, it runs main's dispatch instead of the tests. Should dispatch not take it
+// for the plugin, it fails rather than run the tests (which would start kubectl again).
+func TestMain(m *testing.M) {
+	if os.Getenv(asPluginEnv) != "" {
+		if !isKubectlPlugin(os.Args[0]) {
+			fmt.Fprintf(os.Stderr, "invoked as %s, not taken for %s\n", os.Args[0], pluginName)
+			os.Exit(3)
+		}
+		os.Exit(dispatch(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// kubectl is the real kubectl of the envtest binaries.
+var kubectl = filepath.Join("bin", "k8s", "1.36.3-linux-amd64", "kubectl")
+
+// TestKubectlPlugin puts the binary on PATH as kubectl-apf (a symlink) and runs it through the
+// real kubectl: `kubectl plugin list` finds it, and `kubectl apf validate|explain|version|help`
+// reach the commands with their flags, output and exit codes.
+func TestKubectlPlugin(t *testing.T) {
+	kubectlPath, err := filepath.Abs(kubectl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(kubectlPath); err != nil {
+		t.Skipf("no kubectl at %s (make envtest builds it): %v", kubectlPath, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, pluginName)
+	if err := os.Symlink(self, plugin); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "no-kubeconfig"))
+	t.Setenv(asPluginEnv, "1")
+	invalid := filepath.Join("internal", "validation", "testdata", "invalid", "rp-hand-size-limit.yaml")
+	valid := filepath.Join("internal", "validation", "testdata", "valid", "proposal.yaml")
+	cases := []struct {
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{[]string{"plugin", "list"}, 0, plugin + "\n", ""},
+		{[]string{"apf", "validate", "-f", valid}, 0, "", "10 object(s) checked: 0 error(s), 0 warning(s)"},
+		{[]string{"apf", "validate", "-o", "github", "-f", invalid}, 1,
+			"::error file=" + invalid + ",line=10,title=RequestPriority/too-large-hand spec.handSize::Invalid value: 12",
+			"1 object(s) checked: 1 error(s), 0 warning(s)"},
+		{[]string{"apf", "validate", "-o", "yaml", "-f", invalid}, 2, "", `unsupported output "yaml"`},
+		{[]string{"apf", "explain", "-f", valid, "--user", "alice", "--groups", "system:masters", "--verb", "get",
+			"--path", "/healthz"}, 0, "system-top", ""},
+		{[]string{"apf", "explain", "--kubeconfig", filepath.Join(dir, "missing"), "--context", "prod",
+			"--user", "alice", "--path", "/healthz"}, 1, "", "loading the kubeconfig"},
+		{[]string{"apf", "version"}, 0, "apf-operator ", ""},
+		{[]string{"apf"}, 0, "Usage: kubectl apf COMMAND", ""},
+		{[]string{"apf", "manager"}, 2, "", `unknown command "manager"`},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(kubectlPath, c.args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		if err != nil && code <= 0 {
+			t.Fatalf("kubectl %v: %v", c.args, err)
+		}
+		if code != c.code || !strings.Contains(stdout.String(), c.stdout) || !strings.Contains(stderr.String(), c.stderrIn) {
+			t.Errorf("kubectl %s: exit %d, stdout %q, stderr %q; want exit %d, stdout containing %q, stderr containing %q",
+				strings.Join(c.args, " "), code, stdout.String(), stderr.String(), c.code, c.stdout, c.stderrIn)
+		}
+	}
+}
+
+func TestPluginName(t *testing.T) {
+	for arg0, want := range map[string]bool{
+		"/usr/local/bin/kubectl-apf": true, "kubectl-apf": true,
+		"kubectl-apf.exe": true, "apf-operator": false, "/bin/kubectl-apf-x": false,
+	} {
+		if got := isKubectlPlugin(arg0); got != want {
+			t.Errorf("isKubectlPlugin(%q) = %v, want %v", arg0, got, want)
+		}
+	}
+}

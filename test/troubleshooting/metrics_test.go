@@ -1,0 +1,118 @@
+package troubleshooting_test
+
+import (
+	"crypto/tls"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMetricNamesExist requires every metric name the page uses to be served: those of
+// kube-apiserver on its /metrics (read with kubectl get --raw), the operator's on its metrics
+// endpoint (HTTPS, with a service account token authorized for /metrics, as Prometheus reads it).
+// kube-apiserver has no series of rejections and queued requests until it has rejected and
+// queued some: the test first provokes that on a level of its own.
+func TestMetricNamesExist(t *testing.T) {
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, n := range metricName.FindAllString(string(data), -1) {
+		names[n] = true
+	}
+	if len(names) < 5 {
+		t.Fatalf("only %d metric names found on the page: %v", len(names), names)
+	}
+	dir := t.TempDir()
+	provokeRejection(t, dir)
+	token := metricsToken(t, dir)
+	var served string
+	var missing []string
+	// The operator's gauges appear with its first projection, moments after it starts.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := runCommand(t, dir, cluster.Kubeconfig, "kubectl get --raw /metrics")
+		if r.code != 0 {
+			t.Fatalf("kube-apiserver /metrics: exit %d: %s", r.code, r.stderr)
+		}
+		served, missing = r.stdout+operatorMetrics(t, token), nil
+		for n := range names {
+			if !servesMetric(served, n) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	// The page's query selects the projected levels by name: the rejections are counted there.
+	if !regexp.MustCompile(`\napiserver_flowcontrol_rejected_requests_total\{[^}]*priority_level="apf-tiny"`).MatchString(served) {
+		t.Errorf("no rejection counted against the projected level apf-tiny")
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("metrics named on the page but not served: %v", missing)
+		for _, line := range strings.Split(served, "\n") {
+			if strings.HasPrefix(line, "# HELP apiserver_flowcontrol") || strings.HasPrefix(line, "# HELP apf_") {
+				t.Log(line)
+			}
+		}
+	}
+}
+
+// servesMetric reports whether the exposition text has samples (or at least the HELP line) of
+// the metric: a histogram's series end in _bucket, _sum and _count.
+func servesMetric(text, name string) bool {
+	base := strings.TrimSuffix(name, "_bucket")
+	return strings.Contains(text, "\n# HELP "+base+" ") || strings.Contains(text, "\n"+name+"{") ||
+		strings.Contains(text, "\n"+name+" ")
+}
+
+// metricsToken creates a service account allowed to get /metrics and returns a token of it.
+func metricsToken(t *testing.T, dir string) string {
+	t.Helper()
+	for _, command := range []string{
+		"kubectl create serviceaccount metrics-reader",
+		"kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics",
+		"kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --serviceaccount=default:metrics-reader",
+	} {
+		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", command, r.code, r.stderr)
+		}
+	}
+	r := runCommand(t, dir, cluster.Kubeconfig, "kubectl create token metrics-reader")
+	if r.code != 0 {
+		t.Fatalf("kubectl create token: exit %d: %s", r.code, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// operatorMetrics reads the operator's /metrics with the token.
+func operatorMetrics(t *testing.T, token string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "https://"+metricsAddr+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	// The operator serves metrics with a self-signed certificate when none is configured.
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test reading a local self-signed endpoint
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("operator /metrics: %s, %v\n%s", resp.Status, err, body)
+	}
+	return "\n" + string(body)
+}
