@@ -13,6 +13,8 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		out  string
 	}{
 		{[]string{"help"}, 0, "Commands:"},
+		{[]string{"--help"}, 0, "prune-native"}, // the image test runs `apf-operator --help`
+		{[]string{"-h"}, 0, "validate"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
 		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},
