@@ -25,8 +25,9 @@ const (
 )
 
 // writeArchive writes idx as an OCI image layout in the directory named like out without
-// ".oci.tar" or ".tar" (crane push --index reads it), then out, a tar of that directory (skopeo's
-// oci-archive:, kind load image-archive).
+// ".oci.tar" or ".tar", then out, a tar of that directory (skopeo's oci-archive:, kind load
+// image-archive). `crane push <dir> <ref>` pushes the multi-arch index the directory holds;
+// with --index crane would push index.json itself, an index of the index.
 func writeArchive(out string, idx v1.ImageIndex, ref string, mtime time.Time) error {
 	dir := strings.TrimSuffix(strings.TrimSuffix(out, ".tar"), ".oci")
 	if err := os.RemoveAll(dir); err != nil {

@@ -2,13 +2,16 @@ package main
 
 import (
 	"archive/tar"
+	"bytes"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
+	"log"
 	"maps"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +21,9 @@ import (
 	"testing"
 	"time"
 
+	cranecmd "github.com/google/go-containerregistry/cmd/crane/cmd"
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -55,6 +61,31 @@ func TestMakeImage(t *testing.T) {
 	checkHelp(t, filepath.Join(root, BinaryPath))
 	checkSBOM(t, root)
 	checkRefName(t, filepath.Join(dir, "extracted"), ref)
+	checkCranePush(t, filepath.Join(dir, "a", "image"), idx)
+}
+
+// checkCranePush runs the documented `crane push <layout directory> <ref>` (crane's own
+// command code) against an in-memory registry: the tag must name the multi-arch index itself.
+func checkCranePush(t *testing.T, layoutDir string, idx v1.ImageIndex) {
+	t.Helper()
+	reg := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer reg.Close()
+	ref := strings.TrimPrefix(reg.URL, "http://") + "/you/apf-operator:v0.1.0"
+	push := cranecmd.NewCmdPush(&[]crane.Option{})
+	var out bytes.Buffer
+	push.SetArgs([]string{layoutDir, ref})
+	push.SetOut(&out)
+	push.SetErr(&out)
+	if err := push.Execute(); err != nil {
+		t.Fatalf("crane push %s %s: %v\n%s", layoutDir, ref, err, out.String())
+	}
+	pushed, err := crane.Digest(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := idx.Digest(); pushed != want.String() {
+		t.Errorf("crane push tagged %s; want the multi-arch index %s", pushed, want)
+	}
 }
 
 // makeImage runs `make image` writing the archive to out.
@@ -197,7 +228,7 @@ func checkConfig(t *testing.T, platform string, img v1.Image) {
 	if cfg.Config.Labels["org.opencontainers.image.description"] == "" {
 		t.Errorf("%s: no org.opencontainers.image.description label", platform)
 	}
-	if !cfg.Created.Time.Equal(created) {
+	if !cfg.Created.Equal(created) {
 		t.Errorf("%s: image created %s; want the last commit's time %s", platform, cfg.Created.Time, created)
 	}
 }
