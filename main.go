@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
@@ -40,7 +41,9 @@ func dispatch(arg0 string, args []string, stdin io.Reader, stdout, stderr io.Wri
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "manager"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]) {
+		cmd, args = "help", args[1:] // the commands, not only the default command's flags
+	} else if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {

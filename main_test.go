@@ -14,6 +14,8 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 	}{
 		{[]string{"help"}, 0, "Commands:"},
 		{[]string{"version"}, 0, "apf-operator "},
+		{[]string{"--help"}, 0, "prune-native"}, // the image test runs `apf-operator --help`
+		{[]string{"-h"}, 0, "validate"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
 		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},
