@@ -140,6 +140,9 @@ func (j *job) run(ctx context.Context) {
 		h.mu.Unlock()
 		<-j.release
 	})
+	j.cancel()
+	// Everything below, done included, changes under h.mu: settle, which reads the counts
+	// under h.mu, never sees a request counted as ended whose done is still open.
 	h.mu.Lock()
 	j.outcome = out
 	switch {
@@ -152,9 +155,8 @@ func (j *job) run(ctx context.Context) {
 		h.released--
 	}
 	h.finished = append(h.finished, j)
-	h.mu.Unlock()
-	j.cancel()
 	close(j.done)
+	h.mu.Unlock()
 }
 
 // finish lets an executing request return and waits until everything settles.
