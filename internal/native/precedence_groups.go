@@ -53,17 +53,23 @@ func (pr *projector) placeSchemas(ordered []*flowcontrolv1.FlowSchema, sources [
 }
 
 // previousPrecedence is the precedence most of a run's existing native FlowSchemas have (the
-// earliest in order on a tie), counting only those whose precedence the operator wrote; 0 when
-// none has one. Taking the majority keeps a run's precedence when a FlowSchema joins or leaves it.
+// earliest in order on a tie), counting only those whose precedence the operator wrote, or, for
+// one not observed yet, the planned one; 0 when none has one. Taking the majority keeps a run's
+// precedence when a FlowSchema joins or leaves it.
 func (pr *projector) previousPrecedence(run []*flowcontrolv1.FlowSchema) int32 {
 	counts := map[int32]int{}
 	var best int32
 	for _, fs := range run {
-		old := pr.fss[fs.Name]
-		if old == nil || !Owned(old) || !ownsPrecedence(old) {
+		p := pr.planned[fs.Name]
+		if old := pr.fss[fs.Name]; old != nil {
+			p = 0
+			if Owned(old) && ownsPrecedence(old) {
+				p = old.Spec.MatchingPrecedence
+			}
+		}
+		if p == 0 {
 			continue
 		}
-		p := old.Spec.MatchingPrecedence
 		counts[p]++
 		if best == 0 || counts[p] > counts[best] {
 			best = p

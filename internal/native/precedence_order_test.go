@@ -212,3 +212,28 @@ func TestPrecedenceCapacity(t *testing.T) {
 		t.Errorf("%d native FlowSchemas, want %d", len(plan.FlowSchemas), 2*fit+1)
 	}
 }
+
+// TestPlannedPrecedencesKept: a plan computed before the previous plan's native FlowSchemas are
+// observed keeps their planned precedences; an observed object the operator does not own the
+// precedence of is not kept.
+func TestPlannedPrecedencesKept(t *testing.T) {
+	rps := []flowv1.RequestPriority{requestPriority("rp", 10, 8, 4)}
+	fss := []flowv1.FlowSchema{userSchema("a", 10), userSchema("b", 30)}
+	first := native.Project(effective.Compute(rps, fss), native.Existing{})
+	planned := precedences(first)
+	fss = append(fss, userSchema("c", 20), userSchema("d", 5), userSchema("e", 10))
+	second := precedences(native.Project(effective.Compute(rps, fss), native.Existing{PlannedPrecedences: planned}))
+	for _, name := range []string{"apf-a", "apf-b", "apf-e"} {
+		want := planned[name]
+		if name == "apf-e" {
+			want = planned["apf-a"]
+		}
+		if second[name] != want {
+			t.Errorf("%s at %d, want %d (planned: %v, now: %v)", name, second[name], want, planned, second)
+		}
+	}
+	without := precedences(native.Project(effective.Compute(rps, fss), native.Existing{}))
+	if without["apf-a"] == planned["apf-a"] {
+		t.Fatalf("the check is vacuous: a fresh plan gives apf-a %d too", without["apf-a"])
+	}
+}
