@@ -27,6 +27,9 @@ type snapshot struct {
 	liveFSs, planFSs   map[string]*flowcontrolv1.FlowSchema
 	// rps and fss are what each object's status is computed from, by name.
 	rps, fss map[string]objectView
+	// listedAt is when the cache was listed for this snapshot: writes made after it may not
+	// show in it.
+	listedAt time.Time
 	// midBurst is set when the snapshot was computed while a burst of changes went on (it
 	// lasted snapshotMaxDelay without a pause): see deferredMidBurst.
 	midBurst bool

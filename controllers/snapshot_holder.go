@@ -176,7 +176,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	snap := buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now())
-	snap.midBurst = h.midBurst
+	snap.midBurst, snap.listedAt = h.midBurst, start
 	h.publish(snap)
 	took := time.Since(start)
 	h.duration.Observe(took.Seconds())

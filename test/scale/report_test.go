@@ -73,6 +73,8 @@ type figures struct {
 	snapshots   uint64
 	computing   time.Duration
 	machineLoad string
+	// eventReasons counts the events in the cluster by reason.
+	eventReasons map[string]int
 }
 
 // report prints the figures as a table, each beside its goal.
@@ -94,6 +96,7 @@ func report(out io.Writer, f figures) {
 		float64(f.writes.native.total)/float64(objects), f.writes.native.maxRP, f.writes.native.maxFS), "")
 	row("  backstop native writes", fmt.Sprint(f.writes.backstop), "")
 	row("  events per object", fmt.Sprintf("%.2f", float64(f.counts.events)/float64(objects)), "")
+	row("  events by reason", fmt.Sprint(f.eventReasons), "")
 	row("  refused writes (conflicts)", fmt.Sprint(f.counts.failed), "")
 	row("snapshots computed (time spent)", fmt.Sprintf("%d (%s)", f.snapshots, f.computing.Round(10*time.Millisecond)), "")
 	row("peak heap ("+f.measured+")", mib(f.heap), "≤ 300 MiB")

@@ -20,12 +20,11 @@ import (
 )
 
 var (
-	rpCount     = flag.Int("scale.rps", 100, "RequestPriority objects to apply")
-	fsCount     = flag.Int("scale.fss", 1000, "FlowSchema objects to apply")
-	appliers    = flag.Int("scale.appliers", 16, "concurrent clients applying the objects")
-	converge    = flag.Duration("scale.timeout", 5*time.Minute, "how long the objects may take to converge")
-	checkWrites = flag.Bool("scale.check-writes", true, "fail when an object had more writes than allowedWrites "+
-		"(make scale only reports them: the full size does not meet the goal yet, see docs/scale.md)")
+	rpCount      = flag.Int("scale.rps", 100, "RequestPriority objects to apply")
+	fsCount      = flag.Int("scale.fss", 1000, "FlowSchema objects to apply")
+	appliers     = flag.Int("scale.appliers", 16, "concurrent clients applying the objects")
+	converge     = flag.Duration("scale.timeout", 5*time.Minute, "how long the objects may take to converge")
+	checkWrites  = flag.Bool("scale.check-writes", true, "fail when an object had more writes than allowedWrites")
 	operatorMode = flag.String("scale.operator", "inprocess", "how the operator runs: inprocess (every webhook "+
 		"request timed; heap and RSS are the test process's) or process (the built binary: heap, RSS and webhook "+
 		"latency are its own, the latency from its native histogram)")
@@ -92,6 +91,10 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	eventReasons, err := eventsByReason(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Writes made after convergence (there should be none) reach the log too.
 	time.Sleep(5 * time.Second)
 	counts, err := countWrites(env.auditLog, op.wrote)
@@ -126,7 +129,7 @@ func TestScale(t *testing.T) {
 	}
 	report(os.Stdout, figures{load: l, applied: applied, converged: converged, writes: w, counts: counts,
 		snapshots: snapshots, computing: computing, machineLoad: loadBefore + " / " + loadAfter, heap: heap, rss: rss,
-		measured: op.measured(), latency: lat})
+		measured: op.measured(), latency: lat, eventReasons: eventReasons})
 }
 
 // start starts the operator as -scale.operator says.
