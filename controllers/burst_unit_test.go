@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
 
 // TestToEnqueueAfterBurst: between snapshots of one kind (both settled, or both mid-burst)
@@ -85,48 +83,5 @@ func TestOnlyFiguresDiffer(t *testing.T) {
 		t.Error("a Ready change with a new count: seen as figures only")
 	case onlyFiguresDiffer(&flowv1.RequestPriorityStatus{}, *figures):
 		t.Error("a first status: seen as figures only")
-	}
-}
-
-// TestDeferredMissingReference: in a bulk snapshot, a new FlowSchema's first status
-// RequestPriorityNotFound waits until missingReferenceGrace after its creation; nothing else
-// waits, and nothing waits outside a bulk apply.
-func TestDeferredMissingReference(t *testing.T) {
-	young := userFS("young", "missing")
-	young.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Second))
-	old := userFS("old", "missing")
-	old.CreationTimestamp = metav1.NewTime(time.Now().Add(-2 * missingReferenceGrace))
-	notFound := effective.Status{Reason: flowv1.ReasonRequestPriorityNotFound}
-	for _, c := range []struct {
-		name      string
-		bulk      bool
-		hasStatus bool
-		obj       metav1.Object
-		st        effective.Status
-		want      bool
-	}{
-		{"bulk: a young FlowSchema's first NotFound waits", true, false, young, notFound, true},
-		{"not bulk: written", false, false, young, notFound, false},
-		{"bulk: an old FlowSchema's NotFound is written", true, false, old, notFound, false},
-		{"bulk: a written status's change to NotFound is written", true, true, young, notFound, false},
-		{"bulk: a first Ready is written", true, false, young, effective.Status{InEffect: true, Reason: flowv1.ReasonAccepted}, false},
-	} {
-		s := &snapshot{bulk: c.bulk}
-		deferred, requeue := s.deferredMissingReference(c.obj, c.hasStatus, c.st)
-		if deferred != c.want || (requeue > 0) != c.want || requeue > missingReferenceGrace {
-			t.Errorf("%s: deferred %t, requeue %s; want %t", c.name, deferred, requeue, c.want)
-		}
-	}
-	rps := []flowv1.RequestPriority{*versioned(userRP("a", 10), "rp-a", 1)}
-	var fss []flowv1.FlowSchema
-	for i := range bulkChanges {
-		fss = append(fss, *versioned(userFS(fmt.Sprintf("fs-%03d", i), "a"), fmt.Sprintf("uid-%d", i), 1))
-	}
-	small := buildSnapshot(rps, fss[:bulkChanges-2], nil, nil, time.Now())
-	if small.bulk {
-		t.Errorf("%d new objects make a bulk snapshot", bulkChanges-1)
-	}
-	if big := buildSnapshot(rps, fss, nil, nil, time.Now()); !big.bulk {
-		t.Errorf("%d new objects do not make a bulk snapshot", bulkChanges+1)
 	}
 }

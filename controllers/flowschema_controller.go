@@ -63,9 +63,6 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if deferred, requeue := snap.deferredMidBurst(&fs, fs.Status.ObservedGeneration != 0, false); deferred {
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
-	if deferred, requeue := snap.deferredMissingReference(&fs, fs.Status.ObservedGeneration != 0, view.status); deferred {
-		return ctrl.Result{RequeueAfter: requeue}, nil
-	}
 	before := fs.Status.Conditions
 	fs.Status = desired
 	if err := r.client.Status().Update(ctx, &fs); err != nil {

@@ -30,9 +30,6 @@ type snapshot struct {
 	// listedAt is when the cache was listed for this snapshot: writes made after it may not
 	// show in it.
 	listedAt time.Time
-	// bulk is set when the snapshot saw at least bulkChanges new or changed objects: see
-	// deferredMissingReference.
-	bulk bool
 	// midBurst is set when the snapshot was computed while a burst of changes went on (it
 	// lasted snapshotMaxDelay without a pause): see deferredMidBurst.
 	midBurst bool
@@ -84,7 +81,6 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 		s.fss[fs.Name] = s.view(fs.UID, fs.Generation, s.cfg.FlowSchemaStatus[fs.Name],
 			s.fsProjection(fs.Name), prev.fsViews()[fs.Name], now)
 	}
-	s.bulk = len(changedNames(prev.rpViews(), s.rps))+len(changedNames(prev.fsViews(), s.fss)) >= bulkChanges
 	return s
 }
 
@@ -225,26 +221,6 @@ func (s *snapshot) deferredMidBurst(obj metav1.Object, hasStatus, figuresOnly bo
 		return false, 0
 	}
 	left := firstStatusDeferral - time.Since(obj.GetCreationTimestamp().Time)
-	return left > 0, max(left, 0)
-}
-
-// bulkChanges is how many new or changed objects make a snapshot part of a bulk apply.
-const bulkChanges = 100
-
-// missingReferenceGrace is how long after its creation a FlowSchema created in a bulk apply
-// waits for the RequestPriority it names before its first status says RequestPriorityNotFound.
-const missingReferenceGrace = 30 * time.Second
-
-// deferredMissingReference reports whether a FlowSchema's first status, RequestPriorityNotFound,
-// waits, and how long: in a bulk apply (a snapshot that saw at least bulkChanges new or changed
-// objects) objects come in any order, and the RequestPriority is likely among those still to
-// come; when it comes, the FlowSchema's view changes and its first status is Ready. The wait
-// ends missingReferenceGrace after the FlowSchema's creation, so a real typo is reported.
-func (s *snapshot) deferredMissingReference(obj metav1.Object, hasStatus bool, st effective.Status) (bool, time.Duration) {
-	if !s.bulk || hasStatus || st.Reason != flowv1.ReasonRequestPriorityNotFound {
-		return false, 0
-	}
-	left := missingReferenceGrace - time.Since(obj.GetCreationTimestamp().Time)
 	return left > 0, max(left, 0)
 }
 
