@@ -231,7 +231,13 @@ func startManager(ctx context.Context, f *managerFlags) error {
 
 func loadRESTConfig(kubeconfig string) (*rest.Config, error) {
 	if kubeconfig != "" {
-		return clientcmd.BuildConfigFromFlags("", kubeconfig)
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err == nil && cfg.QPS == 0 {
+			// As ctrl.GetConfig does: no client-side rate limit (client-go's default is 5
+			// requests per second), kube-apiserver's flow control limits the operator.
+			cfg.QPS = -1
+		}
+		return cfg, err
 	}
 	return ctrl.GetConfig()
 }

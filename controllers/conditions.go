@@ -30,11 +30,16 @@ func setReady(conditions *[]metav1.Condition, st effective.Status, generation in
 }
 
 // announceReady emits an event when the Ready condition changed its status or reason: Normal
-// when it became True, Warning when it became False.
+// when it became True, Warning when it became False. A new object's first Ready=True is not
+// announced: it is what every valid object does, and in a bulk apply from Git its events would
+// be a third of the operator's writes; its status says it (docs/configuration.md).
 func announceReady(rec events.EventRecorder, obj runtime.Object, before, after []metav1.Condition) {
 	old := meta.FindStatusCondition(before, flowv1.ConditionReady)
 	now := meta.FindStatusCondition(after, flowv1.ConditionReady)
-	if now == nil || (old != nil && old.Status == now.Status && old.Reason == now.Reason) {
+	switch {
+	case now == nil, old != nil && old.Status == now.Status && old.Reason == now.Reason:
+		return
+	case old == nil && now.Status == metav1.ConditionTrue:
 		return
 	}
 	eventType := corev1.EventTypeNormal

@@ -34,7 +34,7 @@ func (r *flowSchemaReconciler) setup(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.FlowSchema{}).
 		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
-			return changedNames(old.fsViews(), cur.fss)
+			return toEnqueue(old, cur, old.fsViews(), cur.fss)
 		})).
 		Complete(r)
 }
@@ -60,6 +60,9 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	setStalledReconciling(&desired.Conditions, fs.Generation, now)
 	if equality.Semantic.DeepEqual(fs.Status, desired) {
 		return ctrl.Result{}, nil
+	}
+	if deferred, requeue := snap.deferredMidBurst(&fs, fs.Status.ObservedGeneration != 0, false); deferred {
+		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	before := fs.Status.Conditions
 	fs.Status = desired

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,7 @@ type projector struct {
 	snapshots *snapshotHolder
 	metrics   *projectionMetrics
 	pending   *expectations
+	inFlight  *inFlight
 }
 
 // setup re-plans on every snapshot: the holder watches both of our kinds and both native kinds
@@ -77,12 +79,22 @@ func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 	})
 	errs = append(errs, p.each(len(plan.FlowSchemas), func(i int) error {
 		desired := &plan.FlowSchemas[i]
-		if schemaUpToDate(desired, snap.liveFSs[desired.Name]) {
+		switch {
+		case schemaUpToDate(desired, snap.liveFSs[desired.Name]):
+			p.inFlight.forget(desired.Name)
+			return nil
+		case p.inFlight.pending(desired, snap.listedAt):
 			return nil
 		}
-		return p.apply(ctx, desired.DeepCopy(), native.KindFlowSchema)
+		start, obj := time.Now(), desired.DeepCopy()
+		if err := p.apply(ctx, obj, native.KindFlowSchema); err != nil {
+			return err
+		}
+		p.inFlight.record(obj, start)
+		return nil
 	})...)
 	errs = append(errs, p.each(len(plan.StaleFlowSchemas), func(i int) error {
+		p.inFlight.forget(plan.StaleFlowSchemas[i])
 		return p.delete(ctx, snap.liveFSs[plan.StaleFlowSchemas[i]].DeepCopy())
 	})...)
 	errs = append(errs, p.each(len(plan.StalePriorityLevels), func(i int) error {

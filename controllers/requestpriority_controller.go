@@ -45,7 +45,7 @@ func (r *requestPriorityReconciler) setup(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.RequestPriority{}).
 		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
-			return changedNames(old.rpViews(), cur.rps)
+			return toEnqueue(old, cur, old.rpViews(), cur.rps)
 		})).
 		Complete(r)
 }
@@ -72,6 +72,9 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	if equality.Semantic.DeepEqual(rp.Status, desired) {
 		return ctrl.Result{}, nil
 	}
+	if deferred, requeue := snap.deferredMidBurst(&rp, rp.Status.ObservedGeneration != 0, onlyFiguresDiffer(&rp.Status, desired)); deferred {
+		return ctrl.Result{RequeueAfter: requeue}, nil
+	}
 	before := rp.Status.Conditions
 	rp.Status = desired
 	if err := r.client.Status().Update(ctx, &rp); err != nil {
@@ -80,6 +83,16 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	logf.FromContext(ctx).V(1).Info("Updated status", "generation", rp.Generation)
 	announceReady(r.recorder, &rp, before, desired.Conditions)
 	return ctrl.Result{}, nil
+}
+
+// onlyFiguresDiffer reports whether desired differs from the stored status only in its derived
+// figures (FlowSchemas, AssuredConcurrencyFraction) of a status already written.
+func onlyFiguresDiffer(stored *flowv1.RequestPriorityStatus, desired flowv1.RequestPriorityStatus) bool {
+	if stored.ObservedGeneration == 0 {
+		return false
+	}
+	desired.FlowSchemas, desired.AssuredConcurrencyFraction = stored.FlowSchemas, stored.AssuredConcurrencyFraction
+	return equality.Semantic.DeepEqual(*stored, desired)
 }
 
 // statusWriteResult turns a failed status write into a result: a conflict means the cache was

@@ -146,7 +146,7 @@ func setupProjector(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snap
 		return fmt.Errorf("registering the projection metrics: %w", err)
 	}
 	p := &projector{client: mgr.GetClient(), recorder: recorder, snapshots: snaps, metrics: metrics,
-		pending: newExpectations(expectationTimeout, opts.Clock)}
+		pending: newExpectations(expectationTimeout, opts.Clock), inFlight: newInFlight()}
 	if err := p.setup(mgr); err != nil {
 		return fmt.Errorf("setting up the projection controller: %w", err)
 	}

@@ -27,6 +27,12 @@ type snapshot struct {
 	liveFSs, planFSs   map[string]*flowcontrolv1.FlowSchema
 	// rps and fss are what each object's status is computed from, by name.
 	rps, fss map[string]objectView
+	// listedAt is when the cache was listed for this snapshot: writes made after it may not
+	// show in it.
+	listedAt time.Time
+	// midBurst is set when the snapshot was computed while a burst of changes went on (it
+	// lasted snapshotMaxDelay without a pause): see deferredMidBurst.
+	midBurst bool
 }
 
 // objectVersion identifies the version of an object a view was computed from: a status is
@@ -59,6 +65,7 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 	s := &snapshot{cfg: effective.Compute(rps, fss)}
 	if natives != nil {
 		s.natives = *natives
+		s.natives.PlannedPrecedences = prev.plannedPrecedences()
 		s.plan = native.Project(s.cfg, s.natives)
 		s.indexNatives()
 	}
@@ -75,6 +82,19 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 			s.fsProjection(fs.Name), prev.fsViews()[fs.Name], now)
 	}
 	return s
+}
+
+// plannedPrecedences are the precedences of the native FlowSchemas of s's plan (nil without
+// one), which the next plan keeps for those whose writes it does not see yet.
+func (s *snapshot) plannedPrecedences() map[string]int32 {
+	if s == nil || s.plan == nil {
+		return nil
+	}
+	out := make(map[string]int32, len(s.plan.FlowSchemas))
+	for i := range s.plan.FlowSchemas {
+		out[s.plan.FlowSchemas[i].Name] = s.plan.FlowSchemas[i].Spec.MatchingPrecedence
+	}
+	return out
 }
 
 func (s *snapshot) view(uid types.UID, generation int64, st effective.Status, projection native.Result,
@@ -161,6 +181,47 @@ func changedNames(old, cur map[string]objectView) []string {
 		}
 	}
 	return out
+}
+
+// toEnqueue lists the objects whose status may differ between two snapshots: those of
+// changedNames, and all of them when a burst of changes has ended (cur is the first snapshot
+// after mid-burst ones), for the writes deferred while it went on.
+func toEnqueue(old, cur *snapshot, oldViews, curViews map[string]objectView) []string {
+	if old == nil || !old.midBurst || cur.midBurst {
+		return changedNames(oldViews, curViews)
+	}
+	out := make([]string, 0, len(curViews))
+	for name := range curViews {
+		out = append(out, name)
+	}
+	return out
+}
+
+// firstStatusDeferral bounds how long a new object's first status waits for the end of a
+// burst of changes (deferredMidBurst), so that endless churn cannot keep it unwritten.
+const firstStatusDeferral = 5 * time.Minute
+
+// deferredMidBurst reports whether a status write waits for the burst of changes going on to
+// end (docs/scale.md). While GitOps applies many objects at once, in any order, a status
+// computed mid-burst is soon outdated: a RequestPriority's derived figures (its count of
+// FlowSchemas, its assured fraction) change with nearly every snapshot, and a FlowSchema
+// applied before its RequestPriority would first report RequestPriorityNotFound. So, in a
+// snapshot computed mid-burst, a new object's first status (for up to firstStatusDeferral after
+// its creation) and a change of the derived figures alone wait; every other change of a
+// written status (a condition) is written at once. The first snapshot after the burst
+// enqueues every object (toEnqueue); a deferred first status is also retried when its bound
+// passes (the returned requeue delay, else 0).
+func (s *snapshot) deferredMidBurst(obj metav1.Object, hasStatus, figuresOnly bool) (deferred bool, requeue time.Duration) {
+	switch {
+	case !s.midBurst:
+		return false, 0
+	case figuresOnly:
+		return true, 0
+	case hasStatus:
+		return false, 0
+	}
+	left := firstStatusDeferral - time.Since(obj.GetCreationTimestamp().Time)
+	return left > 0, max(left, 0)
 }
 
 // projectionPendingGrace is how long a status waits for the native object being written

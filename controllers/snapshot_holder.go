@@ -45,6 +45,9 @@ type snapshotHolder struct {
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
 	duration prometheus.Histogram
+	// midBurst is whether the burst being waited for had not paused when the next snapshot is
+	// computed (it lasted snapshotMaxDelay); only the Start goroutine uses it.
+	midBurst bool
 
 	mu          sync.Mutex
 	subscribers []func(old, cur *snapshot)
@@ -121,7 +124,9 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 	}
 	start := time.Now()
 	deadline := start.Add(snapshotMaxDelay)
-	for paused := false; !paused; {
+	paused := false
+	defer func() { h.midBurst = !paused }()
+	for !paused {
 		wait := min(snapshotQuiet, time.Until(deadline))
 		if wait <= 0 {
 			break
@@ -170,7 +175,9 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	h.publish(buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now()))
+	snap := buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now())
+	snap.midBurst, snap.listedAt = h.midBurst, start
+	h.publish(snap)
 	took := time.Since(start)
 	h.duration.Observe(took.Seconds())
 	return took, nil

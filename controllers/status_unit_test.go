@@ -90,7 +90,7 @@ func TestAnnounceReadyOnlyOnTransitions(t *testing.T) {
 		before, after []metav1.Condition
 		want          string // "" for no event
 	}{
-		{"first status, in effect", none, up, "Normal Accepted"},
+		{"first status, in effect: not announced", none, up, ""},
 		{"first status, ignored", none, down, "Warning DuplicatePriorityLevel"},
 		{"unchanged", up, up, ""},
 		{"into a duplicate", up, down, "Warning DuplicatePriorityLevel"},

@@ -16,6 +16,11 @@ import (
 type Existing struct {
 	PriorityLevels []flowcontrolv1.PriorityLevelConfiguration
 	FlowSchemas    []flowcontrolv1.FlowSchema
+	// PlannedPrecedences holds, by native name, the matching precedence a previous plan gave
+	// each native FlowSchema. It stands for a FlowSchema's existing precedence while its native
+	// object is not observed yet (its write is in flight), so that a plan computed before the
+	// previous plan's writes are seen does not move them. Optional.
+	PlannedPrecedences map[string]int32
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -58,6 +63,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		levelNames: map[*effective.Priority]string{},
 		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
 		fss:        map[string]*flowcontrolv1.FlowSchema{},
+		planned:    existing.PlannedPrecedences,
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -80,6 +86,7 @@ type projector struct {
 	levelNames map[*effective.Priority]string // native level of each projected level
 	plcs       map[string]*flowcontrolv1.PriorityLevelConfiguration
 	fss        map[string]*flowcontrolv1.FlowSchema
+	planned    map[string]int32 // Existing.PlannedPrecedences
 }
 
 func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[string]Result) {

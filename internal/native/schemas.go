@@ -16,6 +16,7 @@ import (
 func (pr *projector) projectSchemas(cfg *effective.Config) {
 	var ready []*flowcontrolv1.FlowSchema
 	var sources []string
+	var matchingPriorities []int32
 	for _, s := range cfg.Schemas {
 		fs, res := pr.schema(s, NativeName(s.Name))
 		if fs == nil {
@@ -23,25 +24,9 @@ func (pr *projector) projectSchemas(cfg *effective.Config) {
 			continue
 		}
 		ready, sources = append(ready, fs), append(sources, s.Name)
+		matchingPriorities = append(matchingPriorities, s.MatchingPriority)
 	}
-	previous := make([]int32, len(ready))
-	for i, fs := range ready {
-		if old := pr.fss[fs.Name]; old != nil && Owned(old) && ownsPrecedence(old) {
-			previous[i] = old.Spec.MatchingPrecedence
-		}
-	}
-	precedences := assignPrecedences(previous, MinPrecedence, MaxPrecedence-1)
-	for i, fs := range ready {
-		if i >= len(precedences) {
-			pr.plan.FlowSchemaResults[sources[i]] = Result{Reason: flowv1.ReasonPrecedenceExhausted, Message: fmt.Sprintf(
-				"not projected: only %d FlowSchemas fit between matching precedences %d and %d, and %d are in effect "+
-					"before this one", len(precedences), MinPrecedence, MaxPrecedence-1, i)}
-			continue
-		}
-		fs.Spec.MatchingPrecedence = precedences[i]
-		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)
-		pr.plan.FlowSchemaResults[sources[i]] = projected("FlowSchema", fs.Name)
-	}
+	pr.placeSchemas(ready, sources, matchingPriorities)
 	if fs, _ := pr.schema(cfg.CatchAll, backstopName(cfg.CatchAll.Name)); fs != nil {
 		fs.Spec.MatchingPrecedence = MaxPrecedence
 		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)

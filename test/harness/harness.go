@@ -235,6 +235,9 @@ func (o *Operator) Exited() (bool, error) {
 	}
 }
 
+// PID is the operator's process id (for reading /proc/<pid>).
+func (o *Operator) PID() int { return o.cmd.Process.Pid }
+
 // ReadLog returns the operator's output so far.
 func (o *Operator) ReadLog() string {
 	data, _ := os.ReadFile(o.Log)

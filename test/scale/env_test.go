@@ -58,6 +58,12 @@ func startEnvironment(dir string) (*environment, error) {
 	}
 	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()}}
 	e := &environment{env: env, scheme: runtime.NewScheme(), auditLog: filepath.Join(dir, "audit.log")}
+	// etcd without fsync: the test measures the operator and kube-apiserver, not this machine's
+	// disk (a test environment's setting only; docs/scale.md).
+	if env.ControlPlane.Etcd == nil {
+		env.ControlPlane.Etcd = &envtest.Etcd{}
+	}
+	env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true")
 	args := env.ControlPlane.GetAPIServer().Configure()
 	args.Set("audit-policy-file", policy).Set("audit-log-path", e.auditLog).Set("audit-log-format", "json").
 		Set("audit-log-mode", "batch")
@@ -73,11 +79,25 @@ func startEnvironment(dir string) (*environment, error) {
 	return e, nil
 }
 
+// operatorUnderTest is the operator the load is applied to, in process or as a process.
+type operatorUnderTest interface {
+	// snapshots returns how many snapshots the operator computed and the time they took.
+	snapshots() (uint64, time.Duration, error)
+	latency() (latencyFigures, error)
+	// memory returns the peak heap and RSS of what measured names.
+	memory() (heap, rss uint64, err error)
+	measured() string
+	// wrote reports whether a request of this user agent is the operator's.
+	wrote(userAgent string) bool
+	stop() error
+}
+
 // operator is the operator running in process: status reconcilers, projector and webhooks.
 type operator struct {
-	latency  *latencyRecorder
-	registry *prometheus.Registry
-	stop     func() error
+	latencies *latencyRecorder
+	registry  *prometheus.Registry
+	heap      *memorySampler
+	stopFunc  func() error
 }
 
 // startOperator runs a manager as main.go sets it up (enforcement native, no defaults, so the
@@ -87,14 +107,14 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 	cfg.UserAgent = operatorUserAgent
 	cfg.QPS, cfg.Burst = -1, 0 // ctrl.GetConfig's default, as the operator runs: no client-side limit
 	wo := e.env.WebhookInstallOptions
-	op := &operator{latency: &latencyRecorder{}, registry: prometheus.NewRegistry()}
+	op := &operator{latencies: &latencyRecorder{}, registry: prometheus.NewRegistry()}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 e.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		WebhookServer: &timedServer{Server: webhook.NewServer(webhook.Options{
 			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
-		}), latency: op.latency},
+		}), latency: op.latencies},
 	})
 	if err != nil {
 		return nil, err
@@ -114,7 +134,7 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	op.stop = func() error {
+	op.stopFunc = func() error {
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 			return err
@@ -125,8 +145,23 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		_ = op.stop()
 		return nil, err
 	}
+	op.heap = startMemorySampler(100 * time.Millisecond)
 	return op, nil
 }
+
+func (op *operator) stop() error { return op.stopFunc() }
+
+func (op *operator) latency() (latencyFigures, error) { return op.latencies.figures(), nil }
+
+func (op *operator) memory() (heap, rss uint64, err error) {
+	heap = op.heap.finish()
+	rss, err = peakRSS("/proc/self/status")
+	return heap, rss, err
+}
+
+func (op *operator) measured() string { return "test process: operator, load clients and checker" }
+
+func (op *operator) wrote(userAgent string) bool { return userAgent == operatorUserAgent }
 
 // snapshots returns how many snapshots the operator computed and the time they took.
 func (op *operator) snapshots() (uint64, time.Duration, error) {

@@ -3,6 +3,7 @@ package scale
 import (
 	"context"
 
+	eventsv1 "k8s.io/api/events/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,4 +50,17 @@ func ownedNames(ctx context.Context, c client.Client, list client.ObjectList) (m
 		})
 	})
 	return names, err
+}
+
+// eventsByReason counts the events of every namespace by reason.
+func eventsByReason(ctx context.Context, c client.Client) (map[string]int, error) {
+	out := map[string]int{}
+	var list eventsv1.EventList
+	if err := c.List(ctx, &list); err != nil {
+		return nil, err
+	}
+	for _, e := range list.Items {
+		out[e.Reason]++
+	}
+	return out, nil
 }

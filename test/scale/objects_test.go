@@ -18,6 +18,9 @@ type load struct {
 	rps, fss int
 }
 
+// matchingPriorities is how many distinct matching priorities the FlowSchemas are spread over.
+const matchingPriorities = 97
+
 func rpName(i int) string { return fmt.Sprintf("tenant-%04d", i) }
 func fsName(i int) string { return fmt.Sprintf("svc-%05d", i) }
 
@@ -49,10 +52,22 @@ func (l load) object(i int) client.Object {
 	i -= l.rps
 	return &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: fsName(i)},
 		Spec: flowv1.FlowSchemaSpec{
-			MatchingPriority: int32(1000 + i%97),
+			MatchingPriority: int32(1000 + i%matchingPriorities),
 			RequestPriority:  flowv1.RequestPriorityReference{Name: rpName(i % l.rps)},
 			Match: []flowv1.Conjunction{{And: []flowv1.AtomicTest{{Equals: &flowv1.ValueTest{
 				Field: flowv1.FieldUser, Value: fmt.Sprintf("system:serviceaccount:tenant-%04d:svc-%05d", i%l.rps, i),
 			}}}}},
 		}}
+}
+
+// projectable is how many of the load's FlowSchemas get a native precedence: those of the
+// first nativeCapacity matching priorities (all of them: the load has 97).
+func (l load) projectable() int {
+	n := 0
+	for i := range l.fss {
+		if i%matchingPriorities < nativeCapacity {
+			n++
+		}
+	}
+	return n
 }

@@ -67,11 +67,14 @@ type figures struct {
 	writes             objectWrites
 	counts             *writeCounts
 	heap, rss          uint64
-	p50, p99           time.Duration
-	snapshots          uint64
-	computing          time.Duration
-	machineLoad        string
-	requests           int
+	// measured names the process whose heap and RSS these are.
+	measured    string
+	latency     latencyFigures
+	snapshots   uint64
+	computing   time.Duration
+	machineLoad string
+	// eventReasons counts the events in the cluster by reason.
+	eventReasons map[string]int
 }
 
 // report prints the figures as a table, each beside its goal.
@@ -93,12 +96,15 @@ func report(out io.Writer, f figures) {
 		float64(f.writes.native.total)/float64(objects), f.writes.native.maxRP, f.writes.native.maxFS), "")
 	row("  backstop native writes", fmt.Sprint(f.writes.backstop), "")
 	row("  events per object", fmt.Sprintf("%.2f", float64(f.counts.events)/float64(objects)), "")
+	row("  events by reason", fmt.Sprint(f.eventReasons), "")
 	row("  refused writes (conflicts)", fmt.Sprint(f.counts.failed), "")
 	row("snapshots computed (time spent)", fmt.Sprintf("%d (%s)", f.snapshots, f.computing.Round(10*time.Millisecond)), "")
-	row("peak heap (test process)", mib(f.heap), "≤ 300 MiB")
-	row("peak RSS (test process)", mib(f.rss), "")
-	row("webhook p50", f.p50.Round(10*time.Microsecond).String(), "")
-	row("webhook p99", fmt.Sprintf("%s over %d requests", f.p99.Round(10*time.Microsecond), f.requests), "< 5ms")
+	row("peak heap ("+f.measured+")", mib(f.heap), "≤ 300 MiB")
+	row("peak RSS ("+f.measured+")", mib(f.rss), "")
+	row("webhook p50", f.latency.p50.Round(10*time.Microsecond).String(), "")
+	row("webhook p99", fmt.Sprintf("%s over %d requests (%s)", f.latency.p99.Round(10*time.Microsecond),
+		f.latency.requests, f.latency.resolution), "< 5ms")
+	row("  admissions within 5 ms", fmt.Sprintf("%.2f%%", 100*f.latency.within5ms), "≥ 99%")
 	_ = tw.Flush()
 }
 

@@ -324,9 +324,9 @@ func TestNativeCorpus(t *testing.T) {
 	}
 }
 
-// TestNativeTargetPrecedenceExhausted gives more FlowSchemas than native precedences between
-// the suggested control-plane schemas and service-accounts: the last one in order is an error
-// about its document.
+// TestNativeTargetPrecedenceExhausted gives more distinct matching priorities than native
+// precedences between the suggested control-plane schemas and service-accounts: the FlowSchema
+// of the last one in order is an error about its document.
 func TestNativeTargetPrecedenceExhausted(t *testing.T) {
 	n := native.MaxPrecedence - native.MinPrecedence + 1 // one more than fits
 	var in strings.Builder
@@ -338,7 +338,7 @@ func TestNativeTargetPrecedenceExhausted(t *testing.T) {
 			"match: [{and: [{equals: {field: user, value: u%d}}]}]}\n", i, i, i)
 	}
 	code, out, _ := run(t, in.String(), "--target", "native", "-f", "-")
-	want := fmt.Sprintf("<stdin>:%d: not projected: only %d FlowSchemas fit between matching precedences %d and %d",
+	want := fmt.Sprintf("<stdin>:%d: not projected: only %d distinct matching priorities fit between matching precedences %d and %d",
 		n, n-1, native.MinPrecedence, native.MaxPrecedence-1)
 	if code != ExitError || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d, findings:\n%s\nwant one: %s", code, out, want)
