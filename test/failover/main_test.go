@@ -70,7 +70,7 @@ func setUp(m *testing.M) (code int, err error) {
 	defer front.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if metricsToken, err = setUpNamespaceAndMetricsReader(ctx); err != nil {
+	if metricsToken, err = harness.MetricsReaderToken(ctx, cluster.Config, namespace, metricsReader, time.Hour); err != nil {
 		return 1, err
 	}
 	return m.Run(), nil

@@ -11,13 +11,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // metrics scrapes the replica's /metrics (HTTPS with Kubernetes authentication, as the chart
@@ -87,33 +80,4 @@ func reconciles(families map[string]*dto.MetricFamily) float64 {
 // webhookCalls is the number of admission requests the replica's webhook server answered.
 func webhookCalls(families map[string]*dto.MetricFamily) float64 {
 	return sum(families, "controller_runtime_webhook_requests_total", nil)
-}
-
-// setUpNamespaceAndMetricsReader creates the operator's namespace and a service account allowed
-// to GET /metrics, and returns a token of it.
-func setUpNamespaceAndMetricsReader(ctx context.Context) (string, error) {
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: namespace}},
-		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
-		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReader},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: namespace}}},
-	}
-	for _, o := range objs {
-		if err := k8s.Create(ctx, o); err != nil {
-			return "", fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
-		}
-	}
-	cs, err := kubernetes.NewForConfig(cluster.Config)
-	if err != nil {
-		return "", err
-	}
-	tr, err := cs.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, metricsReader, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("requesting a token for %s: %w", metricsReader, err)
-	}
-	return tr.Status.Token, nil
 }

@@ -13,14 +13,6 @@ import (
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -58,7 +50,7 @@ func (e *environment) startProcessOperator(ctx context.Context, dir string) (*pr
 		return nil, err
 	}
 	op := &processOperator{}
-	if op.token, err = e.metricsToken(ctx); err != nil {
+	if op.token, err = harness.MetricsReaderToken(ctx, e.cfg, operatorNamespace, metricsReader, 3*time.Hour); err != nil {
 		return nil, err
 	}
 	probeAddr, err := harness.FreeAddr()
@@ -99,39 +91,6 @@ func waitReady(ctx context.Context, url string, proc *harness.Operator) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("the operator not ready within 2 minutes:\n%s", proc.ReadLog())
-}
-
-// metricsToken creates the operator's namespace and a service account allowed to GET /metrics,
-// and returns a token of it (the metrics endpoint authenticates as the chart serves it).
-func (e *environment) metricsToken(ctx context.Context) (string, error) {
-	c, err := e.adminClient()
-	if err != nil {
-		return "", err
-	}
-	objs := []client.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: operatorNamespace}},
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: metricsReader, Namespace: operatorNamespace}},
-		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
-		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: metricsReader},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: metricsReader},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: metricsReader, Namespace: operatorNamespace}}},
-	}
-	for _, o := range objs {
-		if err := c.Create(ctx, o); err != nil {
-			return "", fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
-		}
-	}
-	cs, err := kubernetes.NewForConfig(e.cfg)
-	if err != nil {
-		return "", err
-	}
-	tr, err := cs.CoreV1().ServiceAccounts(operatorNamespace).CreateToken(ctx, metricsReader, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3 * 3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("requesting a token for %s: %w", metricsReader, err)
-	}
-	return tr.Status.Token, nil
 }
 
 // scrape reads the operator's /metrics (protobuf: native histograms included).
