@@ -107,21 +107,13 @@ func testInvalidRejected(t *testing.T) {
 // resourceVersions returns every APF object's resourceVersion by kind/name.
 func resourceVersions(t *testing.T) map[string]string {
 	t.Helper()
-	ctx := context.Background()
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(ctx, &rps); err != nil {
+	objs, err := harness.Objects(context.Background(), k8s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := k8s.List(ctx, &fss); err != nil {
-		t.Fatal(err)
-	}
-	rv := map[string]string{}
-	for _, o := range rps.Items {
-		rv["rp/"+o.Name] = o.ResourceVersion
-	}
-	for _, o := range fss.Items {
-		rv["fs/"+o.Name] = o.ResourceVersion
+	rv := make(map[string]string, len(objs))
+	for key, o := range objs {
+		rv[key] = o.GetResourceVersion()
 	}
 	return rv
 }

@@ -41,21 +41,13 @@ type identity struct {
 // identities lists every RequestPriority and FlowSchema, keyed "rp/<name>" and "fs/<name>".
 func identities(t *testing.T) map[string]identity {
 	t.Helper()
-	ctx := context.Background()
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(ctx, &rps); err != nil {
+	objs, err := harness.Objects(context.Background(), k8s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := k8s.List(ctx, &fss); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]identity{}
-	for _, o := range rps.Items {
-		out["rp/"+o.Name] = identity{o.UID, o.Generation}
-	}
-	for _, o := range fss.Items {
-		out["fs/"+o.Name] = identity{o.UID, o.Generation}
+	out := make(map[string]identity, len(objs))
+	for key, o := range objs {
+		out[key] = identity{o.GetUID(), o.GetGeneration()}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -25,9 +26,9 @@ func (c *Cluster) Client() (client.Client, error) {
 	return client.New(c.Config, client.Options{Scheme: Scheme()})
 }
 
-// ReadyObjects lists every RequestPriority and FlowSchema and returns, keyed "rp/<name>" and
-// "fs/<name>", whether each reports Ready=True.
-func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+// Objects lists every RequestPriority and FlowSchema, keyed "rp/<name>" and "fs/<name>", with
+// their conditions.
+func Objects(ctx context.Context, k8s client.Client) (map[string]Object, error) {
 	var rps flowv1.RequestPriorityList
 	var fss flowv1.FlowSchemaList
 	if err := k8s.List(ctx, &rps); err != nil {
@@ -36,12 +37,34 @@ func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, erro
 	if err := k8s.List(ctx, &fss); err != nil {
 		return nil, err
 	}
-	ready := make(map[string]bool, len(rps.Items)+len(fss.Items))
-	for _, o := range rps.Items {
-		ready["rp/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	out := make(map[string]Object, len(rps.Items)+len(fss.Items))
+	for i := range rps.Items {
+		o := &rps.Items[i]
+		out["rp/"+o.Name] = Object{Object: o, Conditions: o.Status.Conditions}
 	}
-	for _, o := range fss.Items {
-		ready["fs/"+o.Name] = meta.IsStatusConditionTrue(o.Status.Conditions, flowv1.ConditionReady)
+	for i := range fss.Items {
+		o := &fss.Items[i]
+		out["fs/"+o.Name] = Object{Object: o, Conditions: o.Status.Conditions}
+	}
+	return out, nil
+}
+
+// Object is a RequestPriority or FlowSchema with its status conditions.
+type Object struct {
+	client.Object
+	Conditions []metav1.Condition
+}
+
+// ReadyObjects lists every RequestPriority and FlowSchema and returns, keyed "rp/<name>" and
+// "fs/<name>", whether each reports Ready=True.
+func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+	objs, err := Objects(ctx, k8s)
+	if err != nil {
+		return nil, err
+	}
+	ready := make(map[string]bool, len(objs))
+	for key, o := range objs {
+		ready[key] = meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady)
 	}
 	return ready, nil
 }
