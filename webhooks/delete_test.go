@@ -35,7 +35,7 @@ func TestLevelZeroDeleteGuard(t *testing.T) {
 	s.waitCached(t, exemptSchema)
 
 	assertInvalid(t, dev.Delete(ctx, top), field.ErrorTypeForbidden, "spec.priorityLevel",
-		`user "deleter" may not delete RequestPriority "`+top.Name+`" at the exempt level 0: only members of group system:masters, apf-admins`)
+		`user "deleter" may not delete RequestPriority "`+top.Name+`" at the exempt level 0: only members of groups system:masters, apf-admins`)
 	assertInvalid(t, dev.Delete(ctx, exemptSchema), field.ErrorTypeForbidden, "spec.requestPriority.name",
 		`user "deleter" may not delete FlowSchema "it-del-exempt", which refers to RequestPriority "`+top.Name+`" at the exempt level 0`)
 	s.assertExists(t, top)

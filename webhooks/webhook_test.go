@@ -133,7 +133,7 @@ func TestExemptLevelAuthorization(t *testing.T) {
 
 	err := dev.Create(ctx, &v1alpha1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "it-dev-top"}})
 	assertInvalid(t, err, field.ErrorTypeForbidden, "spec.priorityLevel",
-		`user "dev" may not create or update a RequestPriority at the exempt level 0: only members of group system:masters`)
+		`user "dev" may not create or update a RequestPriority at the exempt level 0: only members of group`)
 	err = dev.Create(ctx, flowSchema("it-dev-backstop", "system-top", nil))
 	assertInvalid(t, err, field.ErrorTypeForbidden, "spec.requestPriority.name",
 		`user "dev" may not create or update a FlowSchema that refers to RequestPriority "system-top" at the exempt level 0`)

@@ -102,9 +102,17 @@ func (a ExemptAccess) FlowSchema(ctx context.Context, user authenticationv1.User
 
 // who lists the allowed groups and users for messages.
 func (a ExemptAccess) who() string {
-	who := "only members of group " + strings.Join(a.groups(), ", ")
+	who := "only members of " + listed("group", a.groups())
 	if len(a.Users) > 0 {
-		who += " or user " + strings.Join(a.Users, ", ")
+		who += " or " + listed("user", a.Users)
 	}
 	return who + " may"
+}
+
+// listed is "<noun> a" for one name and "<noun>s a, b" for several.
+func listed(noun string, names []string) string {
+	if len(names) > 1 {
+		noun += "s"
+	}
+	return noun + " " + strings.Join(names, ", ")
 }

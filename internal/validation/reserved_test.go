@@ -53,7 +53,7 @@ func TestExemptDelete(t *testing.T) {
 	matcher.Test(t, nil, access.RequestPriorityDelete(admin, top))
 	matcher.Test(t, nil, access.RequestPriorityDelete(dev, high))
 	matcher.Test(t, field.ErrorList{field.Forbidden(levelPath,
-		`user "dev" may not delete RequestPriority "top" at the exempt level 0: only members of group system:masters, platform-admins may; ask a cluster administrator`)},
+		`user "dev" may not delete RequestPriority "top" at the exempt level 0: only members of groups system:masters, platform-admins may; ask a cluster administrator`)},
 		access.RequestPriorityDelete(dev, top))
 
 	refPath := specPath.Child("requestPriority", "name")
@@ -104,7 +104,24 @@ func TestMastersNeverLockedOut(t *testing.T) {
 			}
 			matcher.Test(t, nil, errs)
 			matcher.Test(t, field.ErrorList{field.Forbidden(specPath.Child("priorityLevel"),
-				"only members of group system:masters")}, access.RequestPriorityDelete(dev, top))
+				"system:masters")}, access.RequestPriorityDelete(dev, top))
 		})
+	}
+}
+
+// TestExemptAccessWho: messages name each allowed group and user, in the plural for several.
+func TestExemptAccessWho(t *testing.T) {
+	for _, c := range []struct {
+		access ExemptAccess
+		want   string
+	}{
+		{ExemptAccess{}, "only members of group system:masters may"},
+		{ExemptAccess{Users: []string{"alice"}}, "only members of group system:masters or user alice may"},
+		{ExemptAccess{Groups: []string{"ops"}, Users: []string{"alice", "bob"}},
+			"only members of groups system:masters, ops or users alice, bob may"},
+	} {
+		if got := c.access.who(); got != c.want {
+			t.Errorf("%+v: who() = %q, want %q", c.access, got, c.want)
+		}
 	}
 }
