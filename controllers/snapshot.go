@@ -31,7 +31,7 @@ type snapshot struct {
 	// show in it.
 	listedAt time.Time
 	// midBurst is set when the snapshot was computed while a burst of changes went on (it
-	// lasted snapshotMaxDelay without a pause): see deferredMidBurst.
+	// lasted snapshotMaxDelay without a pause): see deferred.
 	midBurst bool
 }
 
@@ -198,30 +198,50 @@ func toEnqueue(old, cur *snapshot, oldViews, curViews map[string]objectView) []s
 }
 
 // firstStatusDeferral bounds how long a new object's first status waits for the end of a
-// burst of changes (deferredMidBurst), so that endless churn cannot keep it unwritten.
+// burst of changes or for the users' objects to be quiet (deferred), so that endless churn
+// cannot keep it unwritten.
 const firstStatusDeferral = 5 * time.Minute
 
-// deferredMidBurst reports whether a status write waits for the burst of changes going on to
-// end (docs/scale.md). While GitOps applies many objects at once, in any order, a status
-// computed mid-burst is soon outdated: a RequestPriority's derived figures (its count of
-// FlowSchemas, its assured fraction) change with nearly every snapshot, and a FlowSchema
-// applied before its RequestPriority would first report RequestPriorityNotFound. So, in a
-// snapshot computed mid-burst, a new object's first status (for up to firstStatusDeferral after
-// its creation) and a change of the derived figures alone wait; every other change of a
-// written status (a condition) is written at once. The first snapshot after the burst
-// enqueues every object (toEnqueue); a deferred first status is also retried when its bound
-// passes (the returned requeue delay, else 0).
-func (s *snapshot) deferredMidBurst(obj metav1.Object, hasStatus, figuresOnly bool) (deferred bool, requeue time.Duration) {
+// statusWrite describes a status write a reconciler is about to make, for deferred.
+type statusWrite struct {
+	// first is set when the object has no status yet (observedGeneration 0).
+	first bool
+	// figuresOnly is set when only a RequestPriority's derived figures change.
+	figuresOnly bool
+	// danglingReference is set when the status reports a RequestPriority that does not exist.
+	danglingReference bool
+}
+
+// deferred reports whether a status write waits, and when to retry it (0: a later snapshot
+// enqueues the object). quietLeft is how long until the users' objects will have been quiet
+// for userQuiet (snapshotHolder.quietLeft). While GitOps applies many objects at once, in any
+// order, a status computed meanwhile is soon outdated (docs/scale.md):
+//   - In a snapshot computed mid-burst, a new object's first status (for up to
+//     firstStatusDeferral after its creation) and a change of the derived figures alone wait
+//     for the burst to end: the first snapshot after it enqueues every object (toEnqueue).
+//   - Otherwise, until the users' objects have been quiet for userQuiet, a new FlowSchema's
+//     first status that reports its RequestPriority missing waits (the RequestPriority is most
+//     likely still to come; for up to firstStatusDeferral after the FlowSchema's creation), and
+//     so does a change of a RequestPriority's derived figures alone (its count of FlowSchemas
+//     and assured fraction, which change with every object a sync adds).
+//
+// Every other write (a condition change of a written status, a first status that is Ready or
+// wrong for another reason) is made at once.
+func (s *snapshot) deferred(obj metav1.Object, w statusWrite, quietLeft time.Duration, now time.Time) (bool, time.Duration) {
+	firstLeft := firstStatusDeferral - now.Sub(obj.GetCreationTimestamp().Time)
 	switch {
-	case !s.midBurst:
-		return false, 0
-	case figuresOnly:
+	case s.midBurst && w.figuresOnly:
 		return true, 0
-	case hasStatus:
+	case s.midBurst && w.first:
+		return firstLeft > 0, max(firstLeft, 0)
+	case quietLeft <= 0:
 		return false, 0
+	case w.figuresOnly:
+		return true, quietLeft
+	case w.first && w.danglingReference && firstLeft > 0:
+		return true, min(quietLeft, firstLeft)
 	}
-	left := firstStatusDeferral - time.Since(obj.GetCreationTimestamp().Time)
-	return left > 0, max(left, 0)
+	return false, 0
 }
 
 // projectionPendingGrace is how long a status waits for the native object being written

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -46,8 +47,11 @@ type snapshotHolder struct {
 	changed  chan struct{} // capacity 1: changes not yet computed
 	duration prometheus.Histogram
 	// midBurst is whether the burst being waited for had not paused when the next snapshot is
-	// computed (it lasted snapshotMaxDelay); only the Start goroutine uses it.
+	// computed (it lasted snapshotMaxDelay) and the users' objects changed in its last
+	// snapshotQuiet; only the Start goroutine uses it.
 	midBurst bool
+	// changes records when the users' objects last changed (userQuiet).
+	changes changeClock
 
 	mu          sync.Mutex
 	subscribers []func(old, cur *snapshot)
@@ -55,6 +59,13 @@ type snapshotHolder struct {
 
 func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
 	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+}
+
+// deferred is snap.deferred now, with the users' quiet period; it counts wall time, whatever
+// clock stamps the conditions.
+func (h *snapshotHolder) deferred(snap *snapshot, obj metav1.Object, w statusWrite) (bool, time.Duration) {
+	now := time.Now()
+	return snap.deferred(obj, w, h.changes.quietLeft(now), now)
 }
 
 // get returns the current snapshot; nil until the first one is computed.
@@ -102,6 +113,10 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 		return ctx.Err()
 	}
 	log := logf.FromContext(ctx).WithName("snapshot")
+	ctx = logf.IntoContext(ctx, log)
+	// Users may be applying objects while the operator starts: the first snapshot is then
+	// mid-burst too.
+	h.midBurst = h.changes.changedWithin(time.Now(), snapshotQuiet)
 	for {
 		spent, err := h.compute(ctx)
 		if err != nil {
@@ -125,7 +140,9 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 	start := time.Now()
 	deadline := start.Add(snapshotMaxDelay)
 	paused := false
-	defer func() { h.midBurst = !paused }()
+	// Mid-burst is about the users' changes: a burst of the projector's own native writes
+	// defers no status.
+	defer func() { h.midBurst = !paused && h.changes.changedWithin(time.Now(), snapshotQuiet) }()
 	for !paused {
 		wait := min(snapshotQuiet, time.Until(deadline))
 		if wait <= 0 {
@@ -136,7 +153,7 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 			return false
 		case <-h.changed: // the burst goes on
 		case <-time.After(wait):
-			paused = true
+			paused = wait == snapshotQuiet // else the deadline came, not a pause
 		}
 	}
 	if rest := 2*spent - time.Since(start); rest > 0 {
@@ -180,6 +197,9 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	h.publish(snap)
 	took := time.Since(start)
 	h.duration.Observe(took.Seconds())
+	// One line per burst of changes: when statuses and projections were decided.
+	logf.FromContext(ctx).Info("Computed the effective configuration", "seconds", took.Seconds(),
+		"midBurst", snap.midBurst, "requestPriorities", len(rps.Items), "flowSchemas", len(fss.Items))
 	return took, nil
 }
 
@@ -196,7 +216,8 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our
-// objects, and any change of a native object when the operator projects.
+// objects, and any change of a native object when the operator projects. Only the changes of
+// our objects are the users' (changes): the native objects change mostly by the projection.
 func (h *snapshotHolder) watch(ctx context.Context) error {
 	kinds := []watched{{&flowv1.RequestPriority{}, true}, {&flowv1.FlowSchema{}, true}}
 	if h.project {
@@ -221,9 +242,24 @@ type watched struct {
 	specOnly bool
 }
 
+// handler signals every change; specOnly is set for our kinds, whose changes it also records
+// as the users'.
 func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler {
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { h.signal() },
+	changed := h.signal
+	if specOnly {
+		changed = func() {
+			h.changes.record(time.Now())
+			h.signal()
+		}
+	}
+	return toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, isInInitialList bool) {
+			if isInInitialList {
+				h.signal() // what existed when the operator started: no user is changing it now
+				return
+			}
+			changed()
+		},
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := old.(client.Object)
 			c, ok2 := cur.(client.Object)
@@ -231,8 +267,8 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 				specOnly && o.GetGeneration() == c.GetGeneration()) {
 				return // a resync, or a status or metadata write: the configuration is the same
 			}
-			h.signal()
+			changed()
 		},
-		DeleteFunc: func(any) { h.signal() },
+		DeleteFunc: func(any) { changed() },
 	}
 }

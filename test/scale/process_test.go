@@ -135,6 +135,8 @@ func (op *processOperator) wrote(userAgent string) bool {
 	return strings.HasPrefix(userAgent, processUserAgent)
 }
 
+func (op *processOperator) log() string { return op.proc.ReadLog() }
+
 func (op *processOperator) measured() string { return "operator process" }
 
 func (op *processOperator) stop() error {

@@ -116,6 +116,9 @@ func TestScale(t *testing.T) {
 	if lat.requests < len(order) {
 		t.Errorf("the webhook served %d requests for %d creations: not every object went through it", lat.requests, len(order))
 	}
+	if err := keepEvidence(env.auditLog, op, start); err != nil {
+		t.Error(err)
+	}
 	stopped = true
 	if err := op.stop(); err != nil {
 		t.Errorf("operator: %v", err)

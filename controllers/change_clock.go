@@ -1,0 +1,56 @@
+package controllers
+
+import (
+	"sync"
+	"time"
+)
+
+// userQuiet is how long no RequestPriority or FlowSchema must have changed before the
+// operator reports what may be only the order of a sync: a new FlowSchema's missing
+// RequestPriority, a RequestPriority's derived figures (deferral). A GitOps sync applies its
+// objects in any order, so a FlowSchema often arrives before the RequestPriority it names; a
+// reference still missing once the sync has been quiet this long is a real error, reported
+// then. It delays the report of a real typo by this much; it is longer than the pauses of a
+// sync on a loaded machine (a few seconds) and short beside a person's reaction time.
+const userQuiet = 10 * time.Second
+
+// changeClock records when the users' objects (RequestPriorities, FlowSchemas) last changed:
+// their creation, deletion or a new generation. Changes of native objects, which the
+// operator's own projection causes, do not count; neither do status writes. Safe for
+// concurrent use.
+type changeClock struct {
+	mu sync.Mutex
+	// last is the latest change; busySince is the first change after the last quiet period.
+	last, busySince time.Time
+}
+
+// record notes a change at now.
+func (c *changeClock) record(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if now.Sub(c.last) >= userQuiet {
+		c.busySince = now
+	}
+	if now.After(c.last) {
+		c.last = now
+	}
+}
+
+// quietLeft is how long until the users' objects will have been quiet for userQuiet, if
+// nothing else changes; 0 once they have been, and once changes have gone on without such a
+// pause for firstStatusDeferral (endless churn must not keep statuses unwritten).
+func (c *changeClock) quietLeft(now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last.IsZero() || now.Sub(c.busySince) >= firstStatusDeferral {
+		return 0
+	}
+	return max(0, userQuiet-now.Sub(c.last))
+}
+
+// changedWithin reports whether the users' objects changed in the window before now.
+func (c *changeClock) changedWithin(now time.Time, window time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.last.IsZero() && now.Sub(c.last) < window
+}
