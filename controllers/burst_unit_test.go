@@ -142,3 +142,20 @@ func TestOnlyFiguresDiffer(t *testing.T) {
 		t.Error("a first status: seen as figures only")
 	}
 }
+
+// TestProgressClock: the projector counts as progressing for projectorProgressWindow after a
+// native write.
+func TestProgressClock(t *testing.T) {
+	var p progressClock
+	now := time.Now()
+	if p.progressing(now) {
+		t.Error("no write yet, but progressing")
+	}
+	p.record(now)
+	if !p.progressing(now.Add(projectorProgressWindow - time.Second)) {
+		t.Error("a write within the window, but not progressing")
+	}
+	if p.progressing(now.Add(projectorProgressWindow)) {
+		t.Error("no write for the window, but progressing")
+	}
+}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,4 +54,23 @@ func (c *changeClock) changedWithin(now time.Time, window time.Duration) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return !c.last.IsZero() && now.Sub(c.last) < window
+}
+
+// projectorProgressWindow is how recent the projector's last successful native write must be
+// for it to count as making progress (projectionWait).
+const projectorProgressWindow = 10 * time.Second
+
+// progressClock records when the projector last wrote a native object. Safe for concurrent use.
+type progressClock struct {
+	last atomic.Int64 // unix nanoseconds; 0: never
+}
+
+// record notes a successful native write at now.
+func (p *progressClock) record(now time.Time) { p.last.Store(now.UnixNano()) }
+
+// progressing reports whether the projector wrote a native object in the projectorProgressWindow
+// before now.
+func (p *progressClock) progressing(now time.Time) bool {
+	last := p.last.Load()
+	return last != 0 && now.Sub(time.Unix(0, last)) < projectorProgressWindow
 }

@@ -57,7 +57,7 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it
 	}
 	view = confirmFlowSchema(ctx, r.client, snap, fs.Name, view)
-	if wait := view.projectionWait(); wait > 0 {
+	if wait := r.snapshots.projectionWait(view); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	now := metav1.NewTime(r.clock.Now())

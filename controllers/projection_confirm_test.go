@@ -43,8 +43,8 @@ func TestConfirmProjectionFromCache(t *testing.T) {
 
 	written := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(schema, plc).Build()
 	v := confirmFlowSchema(ctx, written, snap, "x", fsView)
-	if !v.projection.Projected || v.projectionWait() != 0 {
-		t.Errorf("the planned native FlowSchema in the cache, but %+v (wait %s)", v.projection, v.projectionWait())
+	if !v.projection.Projected || v.projectionWait(time.Now(), false) != 0 {
+		t.Errorf("the planned native FlowSchema in the cache, but %+v (wait %s)", v.projection, v.projectionWait(time.Now(), false))
 	}
 	if v := confirmRequestPriority(ctx, written, snap, "a", rpView); !v.projection.Projected {
 		t.Errorf("the planned native level in the cache, but %+v", v.projection)

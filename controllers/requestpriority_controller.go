@@ -68,7 +68,7 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it
 	}
 	view = confirmRequestPriority(ctx, r.client, snap, rp.Name, view)
-	if wait := view.projectionWait(); wait > 0 {
+	if wait := r.snapshots.projectionWait(view); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	now := metav1.NewTime(r.clock.Now())

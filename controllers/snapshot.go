@@ -249,13 +249,20 @@ func (s *snapshot) deferred(obj metav1.Object, w statusWrite, quietLeft time.Dur
 // Projected=True, and a repaired native object causes no status write at all.
 const projectionPendingGrace = 60 * time.Second
 
-// projectionWait is how much longer the status of v waits for its native object; 0 when it is
-// not pending or has waited long enough.
-func (v objectView) projectionWait() time.Duration {
+// projectionWait is how much longer the status of v waits for its native object at now; 0
+// when it is not pending or has waited long enough. It waits projectionPendingGrace, and
+// while the projector is making progress (projecting: a bulk apply's thousands of native
+// writes take longer than the grace on a small control plane) up to firstStatusDeferral,
+// re-checked every projectorProgressWindow.
+func (v objectView) projectionWait(now time.Time, projecting bool) time.Duration {
 	if v.pendingSince.IsZero() {
 		return 0
 	}
-	return max(0, projectionPendingGrace-time.Since(v.pendingSince))
+	waited := now.Sub(v.pendingSince)
+	if projecting && waited < firstStatusDeferral {
+		return min(firstStatusDeferral-waited, projectorProgressWindow)
+	}
+	return max(0, projectionPendingGrace-waited)
 }
 
 func (s *snapshot) rpViews() map[string]objectView {

@@ -52,6 +52,8 @@ type snapshotHolder struct {
 	midBurst bool
 	// changes records when the users' objects last changed (userQuiet).
 	changes changeClock
+	// projected records when the projector last wrote a native object (projectionWait).
+	projected progressClock
 
 	mu          sync.Mutex
 	subscribers []func(old, cur *snapshot)
@@ -59,6 +61,12 @@ type snapshotHolder struct {
 
 func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
 	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+}
+
+// projectionWait is v.projectionWait now, given the projector's progress.
+func (h *snapshotHolder) projectionWait(v objectView) time.Duration {
+	now := time.Now()
+	return v.projectionWait(now, h.projected.progressing(now))
 }
 
 // deferred is snap.deferred now, with the users' quiet period; it counts wall time, whatever
