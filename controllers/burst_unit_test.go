@@ -116,6 +116,12 @@ func TestChangeClock(t *testing.T) {
 	if !c.changedWithin(at, 6*time.Second) || c.changedWithin(at.Add(userQuiet), userQuiet) {
 		t.Error("changedWithin: wrong about the last change")
 	}
+	if _, changed := c.quietAfter(at); changed {
+		t.Error("quietAfter: a change reported after the last one")
+	}
+	if quietAt, changed := c.quietAfter(t0); !changed || !quietAt.Equal(at.Add(-5*time.Second+snapshotQuiet)) {
+		t.Errorf("quietAfter: %s, %t; want the last change + snapshotQuiet, true", quietAt.Sub(t0), changed)
+	}
 	// A quiet period starts a new busy period.
 	later := at.Add(time.Minute)
 	c.record(later)

@@ -49,6 +49,14 @@ func (c *changeClock) quietLeft(now time.Time) time.Duration {
 	return max(0, userQuiet-now.Sub(c.last))
 }
 
+// quietAfter reports whether the users' objects changed after since, and when they will have
+// been quiet for snapshotQuiet.
+func (c *changeClock) quietAfter(since time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last.Add(snapshotQuiet), c.last.After(since)
+}
+
 // changedWithin reports whether the users' objects changed in the window before now.
 func (c *changeClock) changedWithin(now time.Time, window time.Duration) bool {
 	c.mu.Lock()

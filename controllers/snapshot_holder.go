@@ -138,7 +138,10 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 }
 
 // awaitBurst waits for a change, then for the burst it starts to pause (snapshotQuiet without
-// a change) or to last snapshotMaxDelay, and at least 2×spent; false when ctx ended.
+// a change) or to last snapshotMaxDelay, and at least 2×spent; false when ctx ended. A pause
+// of the users' changes ends the burst too, however many native objects change meanwhile: the
+// projector's own writes of a bulk apply must not hold back the snapshot (and the projection)
+// of the users' last objects until snapshotMaxDelay.
 func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bool {
 	select {
 	case <-ctx.Done():
@@ -147,12 +150,24 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 	}
 	start := time.Now()
 	deadline := start.Add(snapshotMaxDelay)
+	var listed time.Time // users' changes after it are not in the current snapshot
+	if cur := h.get(); cur != nil {
+		listed = cur.listedAt
+	}
 	paused := false
 	// Mid-burst is about the users' changes: a burst of the projector's own native writes
 	// defers no status.
 	defer func() { h.midBurst = !paused && h.changes.changedWithin(time.Now(), snapshotQuiet) }()
 	for !paused {
 		wait := min(snapshotQuiet, time.Until(deadline))
+		if quietAt, changed := h.changes.quietAfter(listed); changed {
+			untilQuiet := time.Until(quietAt)
+			if untilQuiet <= 0 {
+				paused = true
+				break
+			}
+			wait = min(wait, untilQuiet)
+		}
 		if wait <= 0 {
 			break
 		}
@@ -161,7 +176,7 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 			return false
 		case <-h.changed: // the burst goes on
 		case <-time.After(wait):
-			paused = wait == snapshotQuiet // else the deadline came, not a pause
+			paused = wait == snapshotQuiet // else the deadline came, or the users' pause (checked above)
 		}
 	}
 	if rest := 2*spent - time.Since(start); rest > 0 {
