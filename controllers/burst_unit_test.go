@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
@@ -163,5 +165,39 @@ func TestProgressClock(t *testing.T) {
 	}
 	if p.progressing(now.Add(projectorProgressWindow)) {
 		t.Error("no write for the window, but progressing")
+	}
+}
+
+// TestSameForSnapshot: status writes of native objects (kube-apiserver's) and of ours do not
+// signal a change; spec, label and annotation changes of native objects do.
+func TestSameForSnapshot(t *testing.T) {
+	native := func(rv string, generation int64, labels map[string]string) *flowcontrolv1.FlowSchema {
+		fs := &flowcontrolv1.FlowSchema{}
+		fs.ResourceVersion, fs.Generation, fs.Labels = rv, generation, labels
+		return fs
+	}
+	ours := func(rv string, generation int64, labels map[string]string) *flowv1.FlowSchema {
+		fs := userFS("x", "a")
+		fs.ResourceVersion, fs.Generation, fs.Labels = rv, generation, labels
+		return fs
+	}
+	owned := map[string]string{"app.kubernetes.io/managed-by": "apf-operator"}
+	for _, c := range []struct {
+		name     string
+		old, cur metav1.Object
+		specOnly bool
+		want     bool
+	}{
+		{"native resync", native("1", 1, owned), native("1", 1, owned), false, true},
+		{"native status write", native("1", 1, owned), native("2", 1, owned), false, true},
+		{"native spec change", native("1", 1, owned), native("2", 2, owned), false, false},
+		{"native label change", native("1", 1, owned), native("2", 1, nil), false, false},
+		{"our status write", ours("1", 1, nil), ours("2", 1, nil), true, true},
+		{"our label change", ours("1", 1, nil), ours("2", 1, owned), true, true},
+		{"our spec change", ours("1", 1, nil), ours("2", 2, nil), true, false},
+	} {
+		if got := sameForSnapshot(c.old.(client.Object), c.cur.(client.Object), c.specOnly); got != c.want {
+			t.Errorf("%s: same %t, want %t", c.name, got, c.want)
+		}
 	}
 }

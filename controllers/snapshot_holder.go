@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -286,12 +287,28 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := old.(client.Object)
 			c, ok2 := cur.(client.Object)
-			if ok1 && ok2 && (o.GetResourceVersion() == c.GetResourceVersion() ||
-				specOnly && o.GetGeneration() == c.GetGeneration()) {
+			if ok1 && ok2 && sameForSnapshot(o, c, specOnly) {
 				return // a resync, or a status or metadata write: the configuration is the same
 			}
 			changed()
 		},
 		DeleteFunc: func(any) { changed() },
 	}
+}
+
+// sameForSnapshot reports whether an update leaves what the snapshot reads unchanged: a
+// resync; for our kinds (specOnly) the same generation; for a native object the same
+// generation, labels and annotations (the projection checks its spec and ownership, not its
+// status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
+// those writes would otherwise hold the holder mid-burst until snapshotMaxDelay).
+func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
+	switch {
+	case old.GetResourceVersion() == cur.GetResourceVersion():
+		return true
+	case old.GetGeneration() != cur.GetGeneration():
+		return false
+	case specOnly:
+		return true
+	}
+	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
 }
