@@ -240,8 +240,9 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our
-// objects, and any change of a native object when the operator projects. Only the changes of
-// our objects are the users' (changes): the native objects change mostly by the projection.
+// objects, and, when the operator projects, the native objects' spec and ownership
+// (sameForSnapshot). Only the changes of our objects are the users' (changes): the native
+// objects change mostly by the projection.
 func (h *snapshotHolder) watch(ctx context.Context) error {
 	kinds := []watched{{&flowv1.RequestPriority{}, true}, {&flowv1.FlowSchema{}, true}}
 	if h.project {
@@ -300,7 +301,9 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 // resync; for our kinds (specOnly) the same generation; for a native object the same
 // generation, labels and annotations (the projection checks its spec and ownership, not its
 // status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
-// those writes would otherwise hold the holder mid-burst until snapshotMaxDelay).
+// those writes would otherwise hold the holder mid-burst until snapshotMaxDelay). A change of
+// managedFields alone (another manager applying the values already there) shows in the next
+// snapshot computed for another reason.
 func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
 	switch {
 	case old.GetResourceVersion() == cur.GetResourceVersion():
