@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -189,6 +190,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: []func(*tls.Config){disableHTTP2},
 		}),
+		Cache:                         cache.Options{DefaultTransform: controllers.CacheTransform},
 		HealthProbeBindAddress:        f.probeAddr,
 		PprofBindAddress:              f.pprofAddr,
 		LeaderElection:                f.leaderElect,
