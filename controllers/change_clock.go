@@ -8,7 +8,7 @@ import (
 
 // userQuiet is how long no RequestPriority or FlowSchema must have changed before the
 // operator reports what may be only the order of a sync: a new FlowSchema's missing
-// RequestPriority, a RequestPriority's derived figures (deferral). A GitOps sync applies its
+// RequestPriority (snapshot.deferred). A GitOps sync applies its
 // objects in any order, so a FlowSchema often arrives before the RequestPriority it names; a
 // reference still missing once the sync has been quiet this long is a real error, reported
 // then. It delays the report of a real typo by this much; it is longer than the pauses of a

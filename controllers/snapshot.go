@@ -214,16 +214,16 @@ type statusWrite struct {
 
 // deferred reports whether a status write waits, and when to retry it (0: a later snapshot
 // enqueues the object). quietLeft is how long until the users' objects will have been quiet
-// for userQuiet (snapshotHolder.quietLeft). While GitOps applies many objects at once, in any
+// for userQuiet (changeClock.quietLeft). While GitOps applies many objects at once, in any
 // order, a status computed meanwhile is soon outdated (docs/scale.md):
 //   - In a snapshot computed mid-burst, a new object's first status (for up to
 //     firstStatusDeferral after its creation) and a change of the derived figures alone wait
 //     for the burst to end: the first snapshot after it enqueues every object (toEnqueue).
 //   - Otherwise, until the users' objects have been quiet for userQuiet, a new FlowSchema's
 //     first status that reports its RequestPriority missing waits (the RequestPriority is most
-//     likely still to come; for up to firstStatusDeferral after the FlowSchema's creation), and
-//     so does a change of a RequestPriority's derived figures alone (its count of FlowSchemas
-//     and assured fraction, which change with every object a sync adds).
+//     likely still to come; for up to firstStatusDeferral after the FlowSchema's creation).
+//     Derived figures are not held back outside bursts: a single edit's figures are written
+//     at once, and a restarted operator finds nothing left to write once the cluster settled.
 //
 // Every other write (a condition change of a written status, a first status that is Ready or
 // wrong for another reason) is made at once.
@@ -236,8 +236,6 @@ func (s *snapshot) deferred(obj metav1.Object, w statusWrite, quietLeft time.Dur
 		return firstLeft > 0, max(firstLeft, 0)
 	case quietLeft <= 0:
 		return false, 0
-	case w.figuresOnly:
-		return true, quietLeft
 	case w.first && w.danglingReference && firstLeft > 0:
 		return true, min(quietLeft, firstLeft)
 	}
