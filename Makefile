@@ -157,7 +157,7 @@ soak: envtest ## Long, bounded runs: 1M random requests with cancels and config 
 
 .PHONY: scale
 scale: envtest ## Scale test: 1,000 RequestPriorities + 10,000 FlowSchemas applied at once through the webhook; prints the figures (docs/scale.md).
-	go test -count=1 -v -timeout 30m -run TestScale ./test/scale/ -args -scale.rps=1000 -scale.fss=10000 -scale.timeout=15m -scale.operator=process -scale.check-writes=false
+	go test -count=1 -v -timeout 30m -run TestScale ./test/scale/ -args -scale.rps=1000 -scale.fss=10000 -scale.timeout=15m -scale.operator=process -scale.timeline=5s
 
 .PHONY: bench-defaults
 bench-defaults: envtest ## Time from deleting a default object to its re-creation (p50/p99 over 100 trials).

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -46,6 +47,7 @@ type managerFlags struct {
 	retryPeriod        time.Duration
 	metricsAddr        string
 	probeAddr          string
+	pprofAddr          string
 	webhookPort        int
 	webhookCertDir     string
 	enableWebhooks     bool
@@ -84,6 +86,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8443",
 		`Address of the metrics endpoint, served over HTTPS with Kubernetes authentication and authorization; "0" disables it.`)
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "0",
+		`Address of Go's /debug/pprof profiles (CPU, heap, goroutines), unauthenticated: bind it to localhost (127.0.0.1:6060) and reach it with kubectl port-forward; "0" disables it.`)
 	fs.IntVar(&f.webhookPort, "webhook-port", 9443, "Port of the validating webhook server.")
 	fs.StringVar(&f.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs",
 		"Directory holding the webhook server's tls.crt and tls.key.")
@@ -186,7 +190,9 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: []func(*tls.Config){disableHTTP2},
 		}),
+		Cache:                         cache.Options{DefaultTransform: controllers.CacheTransform},
 		HealthProbeBindAddress:        f.probeAddr,
+		PprofBindAddress:              f.pprofAddr,
 		LeaderElection:                f.leaderElect,
 		LeaderElectionID:              f.leaderElectionID,
 		LeaderElectionNamespace:       f.namespace,

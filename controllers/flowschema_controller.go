@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // flowSchemaReconciler writes the status of FlowSchema objects.
@@ -29,14 +31,17 @@ type flowSchemaReconciler struct {
 // effect, is a backstop, takes a distinguisher, and its native object reach it through the
 // snapshot's views.
 func (r *flowSchemaReconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("flowschema-status").
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.FlowSchema{}).
 		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
 			return toEnqueue(old, cur, old.fsViews(), cur.fss)
-		})).
-		Complete(r)
+		}))
+	if r.snapshots.project {
+		b = b.Watches(&flowcontrolv1.FlowSchema{}, toSource(native.KindFlowSchema), nativeChanges)
+	}
+	return b.Complete(r)
 }
 
 // Reconcile computes the object's status from the current snapshot and writes it only when it
@@ -51,7 +56,8 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if !current {
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it
 	}
-	if wait := view.projectionWait(); wait > 0 {
+	view = confirmFlowSchema(ctx, r.client, snap, fs.Name, view)
+	if wait := r.snapshots.projectionWait(view); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	now := metav1.NewTime(r.clock.Now())
@@ -61,7 +67,9 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if equality.Semantic.DeepEqual(fs.Status, desired) {
 		return ctrl.Result{}, nil
 	}
-	if deferred, requeue := snap.deferredMidBurst(&fs, fs.Status.ObservedGeneration != 0, false); deferred {
+	write := statusWrite{first: fs.Status.ObservedGeneration == 0,
+		danglingReference: view.status.Reason == flowv1.ReasonRequestPriorityNotFound}
+	if deferred, requeue := r.snapshots.deferred(snap, &fs, write); deferred {
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	before := fs.Status.Conditions

@@ -139,6 +139,7 @@ func (p *projector) apply(ctx context.Context, obj client.Object, kind string) e
 		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 	}
 	p.pending.expect(applied)
+	p.snapshots.projected.record(time.Now())
 	logf.FromContext(ctx).Info("Applied native object", "kind", obj.GetObjectKind().GroupVersionKind().Kind,
 		"name", obj.GetName(), "source", obj.GetAnnotations()[flowv1.AnnotationSource])
 	return nil

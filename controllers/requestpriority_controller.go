@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // conflictRetry is how soon a status write that lost to a newer object version is retried,
@@ -40,14 +42,17 @@ type requestPriorityReconciler struct {
 // enqueue the objects whose view changed: what else a status depends on (duplicate levels, the
 // sum of shares, the FlowSchemas that name it, its native object) reaches it that way.
 func (r *requestPriorityReconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("requestpriority-status").
 		WithOptions(controller.Options{MaxConcurrentReconciles: statusWorkers}).
 		For(&flowv1.RequestPriority{}).
 		WatchesRawSource(r.snapshots.source(func(old, cur *snapshot) []string {
 			return toEnqueue(old, cur, old.rpViews(), cur.rps)
-		})).
-		Complete(r)
+		}))
+	if r.snapshots.project {
+		b = b.Watches(&flowcontrolv1.PriorityLevelConfiguration{}, toSource(native.KindRequestPriority), nativeChanges)
+	}
+	return b.Complete(r)
 }
 
 // Reconcile computes the object's status from the current snapshot and writes it only when it
@@ -62,7 +67,8 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	if !current {
 		return ctrl.Result{}, nil // the snapshot of this version enqueues it
 	}
-	if wait := view.projectionWait(); wait > 0 {
+	view = confirmRequestPriority(ctx, r.client, snap, rp.Name, view)
+	if wait := r.snapshots.projectionWait(view); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	now := metav1.NewTime(r.clock.Now())
@@ -72,7 +78,8 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	if equality.Semantic.DeepEqual(rp.Status, desired) {
 		return ctrl.Result{}, nil
 	}
-	if deferred, requeue := snap.deferredMidBurst(&rp, rp.Status.ObservedGeneration != 0, onlyFiguresDiffer(&rp.Status, desired)); deferred {
+	write := statusWrite{first: rp.Status.ObservedGeneration == 0, figuresOnly: onlyFiguresDiffer(&rp.Status, desired)}
+	if deferred, requeue := r.snapshots.deferred(snap, &rp, write); deferred {
 		return ctrl.Result{RequeueAfter: requeue}, nil
 	}
 	before := rp.Status.Conditions

@@ -31,7 +31,7 @@ type snapshot struct {
 	// show in it.
 	listedAt time.Time
 	// midBurst is set when the snapshot was computed while a burst of changes went on (it
-	// lasted snapshotMaxDelay without a pause): see deferredMidBurst.
+	// lasted snapshotMaxDelay without a pause): see deferred.
 	midBurst bool
 }
 
@@ -198,30 +198,48 @@ func toEnqueue(old, cur *snapshot, oldViews, curViews map[string]objectView) []s
 }
 
 // firstStatusDeferral bounds how long a new object's first status waits for the end of a
-// burst of changes (deferredMidBurst), so that endless churn cannot keep it unwritten.
+// burst of changes or for the users' objects to be quiet (deferred), so that endless churn
+// cannot keep it unwritten.
 const firstStatusDeferral = 5 * time.Minute
 
-// deferredMidBurst reports whether a status write waits for the burst of changes going on to
-// end (docs/scale.md). While GitOps applies many objects at once, in any order, a status
-// computed mid-burst is soon outdated: a RequestPriority's derived figures (its count of
-// FlowSchemas, its assured fraction) change with nearly every snapshot, and a FlowSchema
-// applied before its RequestPriority would first report RequestPriorityNotFound. So, in a
-// snapshot computed mid-burst, a new object's first status (for up to firstStatusDeferral after
-// its creation) and a change of the derived figures alone wait; every other change of a
-// written status (a condition) is written at once. The first snapshot after the burst
-// enqueues every object (toEnqueue); a deferred first status is also retried when its bound
-// passes (the returned requeue delay, else 0).
-func (s *snapshot) deferredMidBurst(obj metav1.Object, hasStatus, figuresOnly bool) (deferred bool, requeue time.Duration) {
+// statusWrite describes a status write a reconciler is about to make, for deferred.
+type statusWrite struct {
+	// first is set when the object has no status yet (observedGeneration 0).
+	first bool
+	// figuresOnly is set when only a RequestPriority's derived figures change.
+	figuresOnly bool
+	// danglingReference is set when the status reports a RequestPriority that does not exist.
+	danglingReference bool
+}
+
+// deferred reports whether a status write waits, and when to retry it (0: a later snapshot
+// enqueues the object). quietLeft is how long until the users' objects will have been quiet
+// for userQuiet (changeClock.quietLeft). While GitOps applies many objects at once, in any
+// order, a status computed meanwhile is soon outdated (docs/scale.md):
+//   - In a snapshot computed mid-burst, a new object's first status (for up to
+//     firstStatusDeferral after its creation) and a change of the derived figures alone wait
+//     for the burst to end: the first snapshot after it enqueues every object (toEnqueue).
+//   - Otherwise, until the users' objects have been quiet for userQuiet, a new FlowSchema's
+//     first status that reports its RequestPriority missing waits (the RequestPriority is most
+//     likely still to come; for up to firstStatusDeferral after the FlowSchema's creation).
+//     Derived figures are not held back outside bursts: a single edit's figures are written
+//     at once, and a restarted operator finds nothing left to write once the cluster settled.
+//
+// Every other write (a condition change of a written status, a first status that is Ready or
+// wrong for another reason) is made at once.
+func (s *snapshot) deferred(obj metav1.Object, w statusWrite, quietLeft time.Duration, now time.Time) (bool, time.Duration) {
+	firstLeft := firstStatusDeferral - now.Sub(obj.GetCreationTimestamp().Time)
 	switch {
-	case !s.midBurst:
-		return false, 0
-	case figuresOnly:
+	case s.midBurst && w.figuresOnly:
 		return true, 0
-	case hasStatus:
+	case s.midBurst && w.first:
+		return firstLeft > 0, max(firstLeft, 0)
+	case quietLeft <= 0:
 		return false, 0
+	case w.first && w.danglingReference && firstLeft > 0:
+		return true, min(quietLeft, firstLeft)
 	}
-	left := firstStatusDeferral - time.Since(obj.GetCreationTimestamp().Time)
-	return left > 0, max(left, 0)
+	return false, 0
 }
 
 // projectionPendingGrace is how long a status waits for the native object being written
@@ -229,13 +247,20 @@ func (s *snapshot) deferredMidBurst(obj metav1.Object, hasStatus, figuresOnly bo
 // Projected=True, and a repaired native object causes no status write at all.
 const projectionPendingGrace = 60 * time.Second
 
-// projectionWait is how much longer the status of v waits for its native object; 0 when it is
-// not pending or has waited long enough.
-func (v objectView) projectionWait() time.Duration {
+// projectionWait is how much longer the status of v waits for its native object at now; 0
+// when it is not pending or has waited long enough. It waits projectionPendingGrace, and
+// while the projector is making progress (projecting: a bulk apply's thousands of native
+// writes take longer than the grace on a small control plane) up to firstStatusDeferral,
+// re-checked every projectorProgressWindow.
+func (v objectView) projectionWait(now time.Time, projecting bool) time.Duration {
 	if v.pendingSince.IsZero() {
 		return 0
 	}
-	return max(0, projectionPendingGrace-time.Since(v.pendingSince))
+	waited := now.Sub(v.pendingSince)
+	if projecting && waited < firstStatusDeferral {
+		return min(firstStatusDeferral-waited, projectorProgressWindow)
+	}
+	return max(0, projectionPendingGrace-waited)
 }
 
 func (s *snapshot) rpViews() map[string]objectView {

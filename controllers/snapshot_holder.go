@@ -3,12 +3,14 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -46,8 +48,13 @@ type snapshotHolder struct {
 	changed  chan struct{} // capacity 1: changes not yet computed
 	duration prometheus.Histogram
 	// midBurst is whether the burst being waited for had not paused when the next snapshot is
-	// computed (it lasted snapshotMaxDelay); only the Start goroutine uses it.
+	// computed (it lasted snapshotMaxDelay) and the users' objects changed in its last
+	// snapshotQuiet; only the Start goroutine uses it.
 	midBurst bool
+	// changes records when the users' objects last changed (userQuiet).
+	changes changeClock
+	// projected records when the projector last wrote a native object (projectionWait).
+	projected progressClock
 
 	mu          sync.Mutex
 	subscribers []func(old, cur *snapshot)
@@ -55,6 +62,19 @@ type snapshotHolder struct {
 
 func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
 	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+}
+
+// projectionWait is v.projectionWait now, given the projector's progress.
+func (h *snapshotHolder) projectionWait(v objectView) time.Duration {
+	now := time.Now()
+	return v.projectionWait(now, h.projected.progressing(now))
+}
+
+// deferred is snap.deferred now, with the users' quiet period; it counts wall time, whatever
+// clock stamps the conditions.
+func (h *snapshotHolder) deferred(snap *snapshot, obj metav1.Object, w statusWrite) (bool, time.Duration) {
+	now := time.Now()
+	return snap.deferred(obj, w, h.changes.quietLeft(now), now)
 }
 
 // get returns the current snapshot; nil until the first one is computed.
@@ -102,6 +122,10 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 		return ctx.Err()
 	}
 	log := logf.FromContext(ctx).WithName("snapshot")
+	ctx = logf.IntoContext(ctx, log)
+	// Users may be applying objects while the operator starts: the first snapshot is then
+	// mid-burst too.
+	h.midBurst = h.changes.changedWithin(time.Now(), snapshotQuiet)
 	for {
 		spent, err := h.compute(ctx)
 		if err != nil {
@@ -115,7 +139,10 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 }
 
 // awaitBurst waits for a change, then for the burst it starts to pause (snapshotQuiet without
-// a change) or to last snapshotMaxDelay, and at least 2×spent; false when ctx ended.
+// a change) or to last snapshotMaxDelay, and at least 2×spent; false when ctx ended. A pause
+// of the users' changes ends the burst too, however many native objects change meanwhile: the
+// projector's own writes of a bulk apply must not hold back the snapshot (and the projection)
+// of the users' last objects until snapshotMaxDelay.
 func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bool {
 	select {
 	case <-ctx.Done():
@@ -124,10 +151,24 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 	}
 	start := time.Now()
 	deadline := start.Add(snapshotMaxDelay)
+	var listed time.Time // users' changes after it are not in the current snapshot
+	if cur := h.get(); cur != nil {
+		listed = cur.listedAt
+	}
 	paused := false
-	defer func() { h.midBurst = !paused }()
+	// Mid-burst is about the users' changes: a burst of the projector's own native writes
+	// defers no status.
+	defer func() { h.midBurst = !paused && h.changes.changedWithin(time.Now(), snapshotQuiet) }()
 	for !paused {
 		wait := min(snapshotQuiet, time.Until(deadline))
+		if quietAt, changed := h.changes.quietAfter(listed); changed {
+			untilQuiet := time.Until(quietAt)
+			if untilQuiet <= 0 {
+				paused = true
+				break
+			}
+			wait = min(wait, untilQuiet)
+		}
 		if wait <= 0 {
 			break
 		}
@@ -136,7 +177,7 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 			return false
 		case <-h.changed: // the burst goes on
 		case <-time.After(wait):
-			paused = true
+			paused = wait == snapshotQuiet // else the deadline came, or the users' pause (checked above)
 		}
 	}
 	if rest := 2*spent - time.Since(start); rest > 0 {
@@ -180,6 +221,9 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	h.publish(snap)
 	took := time.Since(start)
 	h.duration.Observe(took.Seconds())
+	// One line per burst of changes: when statuses and projections were decided.
+	logf.FromContext(ctx).Info("Computed the effective configuration", "seconds", took.Seconds(),
+		"midBurst", snap.midBurst, "requestPriorities", len(rps.Items), "flowSchemas", len(fss.Items))
 	return took, nil
 }
 
@@ -196,7 +240,9 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our
-// objects, and any change of a native object when the operator projects.
+// objects, and, when the operator projects, the native objects' spec and ownership
+// (sameForSnapshot). Only the changes of our objects are the users' (changes): the native
+// objects change mostly by the projection.
 func (h *snapshotHolder) watch(ctx context.Context) error {
 	kinds := []watched{{&flowv1.RequestPriority{}, true}, {&flowv1.FlowSchema{}, true}}
 	if h.project {
@@ -221,18 +267,51 @@ type watched struct {
 	specOnly bool
 }
 
+// handler signals every change; specOnly is set for our kinds, whose changes it also records
+// as the users'.
 func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler {
-	return toolscache.ResourceEventHandlerFuncs{
-		AddFunc: func(any) { h.signal() },
+	changed := h.signal
+	if specOnly {
+		changed = func() {
+			h.changes.record(time.Now())
+			h.signal()
+		}
+	}
+	return toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(_ any, isInInitialList bool) {
+			if isInInitialList {
+				h.signal() // what existed when the operator started: no user is changing it now
+				return
+			}
+			changed()
+		},
 		UpdateFunc: func(old, cur any) {
 			o, ok1 := old.(client.Object)
 			c, ok2 := cur.(client.Object)
-			if ok1 && ok2 && (o.GetResourceVersion() == c.GetResourceVersion() ||
-				specOnly && o.GetGeneration() == c.GetGeneration()) {
+			if ok1 && ok2 && sameForSnapshot(o, c, specOnly) {
 				return // a resync, or a status or metadata write: the configuration is the same
 			}
-			h.signal()
+			changed()
 		},
-		DeleteFunc: func(any) { h.signal() },
+		DeleteFunc: func(any) { changed() },
 	}
+}
+
+// sameForSnapshot reports whether an update leaves what the snapshot reads unchanged: a
+// resync; for our kinds (specOnly) the same generation; for a native object the same
+// generation, labels and annotations (the projection checks its spec and ownership, not its
+// status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
+// those writes would otherwise hold the holder mid-burst until snapshotMaxDelay). A change of
+// managedFields alone (another manager applying the values already there) shows in the next
+// snapshot computed for another reason.
+func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
+	switch {
+	case old.GetResourceVersion() == cur.GetResourceVersion():
+		return true
+	case old.GetGeneration() != cur.GetGeneration():
+		return false
+	case specOnly:
+		return true
+	}
+	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
 }

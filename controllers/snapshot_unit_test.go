@@ -87,7 +87,7 @@ func TestSnapshotPendingProjectionWaits(t *testing.T) {
 	if v.projection.Reason != flowv1.ReasonPending {
 		t.Fatalf("projection with no native objects: %+v, want Pending", v.projection)
 	}
-	if wait := v.projectionWait(); wait <= 0 || wait > projectionPendingGrace-10*time.Second {
+	if wait := v.projectionWait(time.Now(), false); wait <= 0 || wait > projectionPendingGrace-10*time.Second {
 		t.Errorf("pending for 10 s: waits %s more, want %s less 10 s", wait, projectionPendingGrace)
 	}
 	later := buildSnapshot(rps, nil, &native.Existing{}, first, time.Now())
@@ -95,11 +95,18 @@ func TestSnapshotPendingProjectionWaits(t *testing.T) {
 		t.Errorf("a later snapshot restarts the grace: pending since %s, want %s", later.rps["a"].pendingSince, start)
 	}
 	expired := buildSnapshot(rps, nil, &native.Existing{}, nil, time.Now().Add(-projectionPendingGrace))
-	if wait := expired.rps["a"].projectionWait(); wait != 0 {
+	if wait := expired.rps["a"].projectionWait(time.Now(), false); wait != 0 {
 		t.Errorf("pending for the whole grace: waits %s more", wait)
 	}
+	// While the projector makes progress, the status waits longer, re-checked regularly.
+	if wait := expired.rps["a"].projectionWait(time.Now(), true); wait <= 0 || wait > projectorProgressWindow {
+		t.Errorf("pending for the grace, the projector progressing: waits %s more, want (0, %s]", wait, projectorProgressWindow)
+	}
+	if wait := expired.rps["a"].projectionWait(time.Now().Add(firstStatusDeferral), true); wait != 0 {
+		t.Errorf("pending for firstStatusDeferral, the projector progressing: waits %s more, want 0", wait)
+	}
 	live := buildSnapshot(rps, nil, &native.Existing{PriorityLevels: first.plan.PriorityLevels}, first, time.Now())
-	if v := live.rps["a"]; v.projection.Reason != flowv1.ReasonProjected || v.projectionWait() != 0 {
-		t.Errorf("native level written: %+v, waits %s", v.projection, v.projectionWait())
+	if v := live.rps["a"]; v.projection.Reason != flowv1.ReasonProjected || v.projectionWait(time.Now(), false) != 0 {
+		t.Errorf("native level written: %+v, waits %s", v.projection, v.projectionWait(time.Now(), false))
 	}
 }

@@ -55,16 +55,18 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	objects := cacheObjects{reader: mgr.GetCache()}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.RequestPriority{}).
 		WithValidator(&RequestPriorityValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
+		WithLogConstructor(requestLogger).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the RequestPriority webhook: %w", err)
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.FlowSchema{}).
 		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
+		WithLogConstructor(requestLogger).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the FlowSchema webhook: %w", err)
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.EventRateLimit{}).
-		WithValidator(&EventRateLimitValidator{}).Complete(); err != nil {
+		WithValidator(&EventRateLimitValidator{}).WithLogConstructor(requestLogger).Complete(); err != nil {
 		return fmt.Errorf("registering the EventRateLimit webhook: %w", err)
 	}
 	if opts.EventRateLimit != nil {

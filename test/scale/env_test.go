@@ -89,6 +89,10 @@ type operatorUnderTest interface {
 	measured() string
 	// wrote reports whether a request of this user agent is the operator's.
 	wrote(userAgent string) bool
+	// profile starts a CPU profile of the operator (-scale.cpu-profile; nil in process).
+	profile(ctx context.Context) *profiler
+	// log is the operator's log ("" in process: the test discards it).
+	log() string
 	stop() error
 }
 
@@ -162,6 +166,10 @@ func (op *operator) memory() (heap, rss uint64, err error) {
 func (op *operator) measured() string { return "test process: operator, load clients and checker" }
 
 func (op *operator) wrote(userAgent string) bool { return userAgent == operatorUserAgent }
+
+func (op *operator) log() string { return "" }
+
+func (op *operator) profile(context.Context) *profiler { return nil }
 
 // snapshots returns how many snapshots the operator computed and the time they took.
 func (op *operator) snapshots() (uint64, time.Duration, error) {

@@ -32,7 +32,9 @@ const (
 type processOperator struct {
 	proc        *harness.Operator
 	metricsAddr string
-	token       string
+	// pprofAddr serves the operator's /debug/pprof when -scale.cpu-profile asks for a profile.
+	pprofAddr string
+	token     string
 	// families is the last scrape of the operator's /metrics.
 	families metricFamilies
 }
@@ -62,6 +64,12 @@ func (e *environment) startProcessOperator(ctx context.Context, dir string) (*pr
 	}
 	args := append([]string{"GODEBUG=gctrace=1", binary}, cluster.OperatorArgs(op.metricsAddr)...)
 	args = append(args, "--health-probe-bind-address", probeAddr, "--manage-defaults=false", "--enforcement=native")
+	if *cpuProfile != "" {
+		if op.pprofAddr, err = harness.FreeAddr(); err != nil {
+			return nil, err
+		}
+		args = append(args, "--pprof-bind-address", op.pprofAddr)
+	}
 	// env execs the binary: the process id stays the operator's.
 	if op.proc, err = cluster.StartOperator("/usr/bin/env", args...); err != nil {
 		return nil, err
@@ -134,6 +142,12 @@ func (op *processOperator) memory() (heap, rss uint64, err error) {
 func (op *processOperator) wrote(userAgent string) bool {
 	return strings.HasPrefix(userAgent, processUserAgent)
 }
+
+func (op *processOperator) profile(ctx context.Context) *profiler {
+	return startProfile(ctx, op.pprofAddr, *cpuProfile, *profileDuration)
+}
+
+func (op *processOperator) log() string { return op.proc.ReadLog() }
 
 func (op *processOperator) measured() string { return "operator process" }
 
