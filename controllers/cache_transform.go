@@ -2,7 +2,6 @@ package controllers
 
 import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
@@ -13,8 +12,8 @@ import (
 // reads: at 11,000 objects they were a sixth of its live heap (docs/scale.md). It keeps:
 //   - all of them on RequestPriorities and FlowSchemas named as a default (the defaults
 //     reconciler reads who declared their spec, defaults.Declared);
-//   - the operator's own server-side apply entries on native FlowSchemas (the projection
-//     reads whether it still owns matchingPrecedence), or all of them when it has none there.
+//   - on native FlowSchemas, what tells whether the operator still owns matchingPrecedence
+//     (the projection reads it), reduced to one entry (native.CacheManagedFields).
 //
 // The cached objects are read and updated (status) without managedFields, which an update
 // then leaves as they are. Use it as the manager cache's DefaultTransform.
@@ -31,9 +30,7 @@ func CacheTransform(obj any) (any, error) {
 	case *flowcontrolv1.PriorityLevelConfiguration:
 		o.ManagedFields = nil
 	case *flowcontrolv1.FlowSchema:
-		if own := ownApplyEntries(o.ManagedFields); own != nil {
-			o.ManagedFields = own
-		}
+		o.ManagedFields = native.CacheManagedFields(o)
 	}
 	return obj, nil
 }
@@ -50,16 +47,4 @@ func namesOfDefaults() (rps, fss map[string]bool) {
 		fss[fs.Name] = true
 	}
 	return rps, fss
-}
-
-// ownApplyEntries returns the entries of the operator's server-side applies; nil when there
-// are none.
-func ownApplyEntries(entries []metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
-	var own []metav1.ManagedFieldsEntry
-	for _, e := range entries {
-		if e.Manager == native.FieldManager && e.Operation == metav1.ManagedFieldsOperationApply {
-			own = append(own, e)
-		}
-	}
-	return own
 }

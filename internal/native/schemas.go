@@ -100,6 +100,32 @@ func MatchErrors(spec *flowv1.FlowSchemaSpec) field.ErrorList {
 	return errs
 }
 
+// Managed fields for a cache of native FlowSchemas (CacheManagedFields): one entry of the
+// operator's applies that owns matchingPrecedence, or one that owns nothing of the spec.
+var (
+	ownedPrecedenceFields = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:matchingPrecedence":{}}}`)}
+	noPrecedenceFields    = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}
+)
+
+// CacheManagedFields returns the managed fields to keep of a native FlowSchema in a cache
+// that feeds the projection: the least from which ownsPrecedence gives the same answer as
+// from fs's own (nil for none; else one entry of the operator's applies, owning
+// matchingPrecedence or not). The operator's apply entry lists every field it projects, a few
+// hundred bytes per object that a cache of thousands would hold for this one answer. The
+// returned fields are shared and must not be modified, and an object holding them must not be
+// written back (the projection writes objects it builds, never cached ones).
+func CacheManagedFields(fs *flowcontrolv1.FlowSchema) []metav1.ManagedFieldsEntry {
+	if len(fs.ManagedFields) == 0 {
+		return nil
+	}
+	fields := noPrecedenceFields
+	if ownsPrecedence(fs) {
+		fields = ownedPrecedenceFields
+	}
+	return []metav1.ManagedFieldsEntry{{Manager: FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsType: "FieldsV1", FieldsV1: fields}}
+}
+
 // ownsPrecedence reports whether the operator's field manager owns the native FlowSchema's
 // matchingPrecedence: a precedence someone else wrote is not kept, so the next apply restores
 // the operator's. An object without managed fields (a test's, or a cache that drops them)

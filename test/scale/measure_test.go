@@ -159,6 +159,9 @@ type writeCounts struct {
 	failed int
 	// other lists writes of any other kind, which the operator should not make here.
 	other []string
+	// last is when the last successful status or native write completed (kube-apiserver's
+	// clock, the test's host): the moment the load converged, once the poll has confirmed it.
+	last time.Time
 }
 
 // countWrites reads the audit log and counts the successful writes of the user agents that
@@ -173,7 +176,7 @@ func countWrites(path string, operator func(userAgent string) bool) (*writeCount
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
-		var ev auditEvent
+		var ev timedAuditEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			return nil, fmt.Errorf("audit log %s: %w", path, err)
 		}
@@ -185,7 +188,7 @@ func countWrites(path string, operator func(userAgent string) bool) (*writeCount
 	return c, sc.Err()
 }
 
-func (c *writeCounts) add(ev *auditEvent) {
+func (c *writeCounts) add(ev *timedAuditEvent) {
 	ref := ev.ObjectRef
 	if ev.ResponseStatus.Code >= 300 {
 		c.failed++
@@ -194,8 +197,10 @@ func (c *writeCounts) add(ev *auditEvent) {
 	switch {
 	case ref.APIGroup == "flowcontrol.apf-operator.io" && ref.Subresource == "status":
 		c.status[ref.Resource+"/"+ref.Name]++
+		c.last = latest(c.last, ev.StageTimestamp)
 	case ref.APIGroup == "flowcontrol.apiserver.k8s.io":
 		c.native[ref.Resource+"/"+ref.Name]++
+		c.last = latest(c.last, ev.StageTimestamp)
 	case ref.Resource == "events":
 		c.events++
 	case ref.Resource == "selfsubjectreviews":
@@ -205,4 +210,12 @@ func (c *writeCounts) add(ev *auditEvent) {
 	default:
 		c.other = append(c.other, fmt.Sprintf("%s %s/%s %s/%s", ev.Verb, ref.APIGroup, ref.Resource, ref.Name, ref.Subresource))
 	}
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -134,7 +134,12 @@ func TestScale(t *testing.T) {
 		t.Errorf("%d objects had more than %d operator writes (status+native) for an apply of %s seen in %d snapshot(s) "+
 			"before it ended, e.g. %v", len(over), allowedWrites(split), applied.Round(time.Second), split, over[:min(len(over), 10)])
 	}
-	report(os.Stdout, figures{load: l, applied: applied, converged: converged, writes: w, counts: counts,
+	lastWrite := counts.last.Sub(start)
+	if counts.last.IsZero() || lastWrite > converged {
+		t.Errorf("the audit log's last operator write at %s after the start, the poll saw convergence at %s: "+
+			"the log or the clock is wrong", lastWrite, converged)
+	}
+	report(os.Stdout, figures{load: l, applied: applied, converged: lastWrite, polled: converged, writes: w, counts: counts,
 		snapshots: snapshots, computing: computing, machineLoad: loadBefore + " / " + loadAfter, heap: heap, rss: rss,
 		measured: op.measured(), latency: lat, eventReasons: eventReasons})
 }
