@@ -103,8 +103,8 @@ func MatchErrors(spec *flowv1.FlowSchemaSpec) field.ErrorList {
 // Managed fields for a cache of native FlowSchemas (CacheManagedFields): one entry of the
 // operator's applies that owns matchingPrecedence, or one that owns nothing of the spec.
 var (
-	ownedPrecedenceFields = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:matchingPrecedence":{}}}`)}
-	noPrecedenceFields    = &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}
+	ownedPrecedenceFields = metav1.NewFieldsV1(`{"f:spec":{"f:matchingPrecedence":{}}}`)
+	noPrecedenceFields    = metav1.NewFieldsV1(`{"f:spec":{}}`)
 )
 
 // CacheManagedFields returns the managed fields to keep of a native FlowSchema in a cache
