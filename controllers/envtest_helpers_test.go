@@ -55,6 +55,19 @@ func waitFSReason(t testing.TB, name, want string) {
 }
 
 // waitAllReady waits until exactly the named objects of each kind exist, all Ready=True.
+// listOurs lists every RequestPriority and FlowSchema in the cluster.
+func listOurs(ctx context.Context) (*flowv1.RequestPriorityList, *flowv1.FlowSchemaList, error) {
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(ctx, &rps); err != nil {
+		return nil, nil, err
+	}
+	if err := k8s.List(ctx, &fss); err != nil {
+		return nil, nil, err
+	}
+	return &rps, &fss, nil
+}
+
 // pending reports whether the object's native projection is still being written.
 func pending(conds []metav1.Condition) bool {
 	c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
@@ -64,12 +77,8 @@ func pending(conds []metav1.Condition) bool {
 func waitAllReady(t testing.TB, rpNames, fsNames []string) {
 	t.Helper()
 	eventually(t, func() error {
-		var rps flowv1.RequestPriorityList
-		var fss flowv1.FlowSchemaList
-		if err := k8s.List(context.Background(), &rps); err != nil {
-			return err
-		}
-		if err := k8s.List(context.Background(), &fss); err != nil {
+		rps, fss, err := listOurs(context.Background())
+		if err != nil {
 			return err
 		}
 		var got, notReady []string

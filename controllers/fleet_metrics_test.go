@@ -148,12 +148,8 @@ func waitFleetDigest(t *testing.T, reg *prometheus.Registry) string {
 	t.Helper()
 	var digest string
 	eventually(t, func() error {
-		var rps flowv1.RequestPriorityList
-		var fss flowv1.FlowSchemaList
-		if err := k8s.List(context.Background(), &rps); err != nil {
-			return err
-		}
-		if err := k8s.List(context.Background(), &fss); err != nil {
+		rps, fss, err := listOurs(context.Background())
+		if err != nil {
 			return err
 		}
 		want := effective.Compute(rps.Items, fss.Items).Digest()

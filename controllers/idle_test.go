@@ -8,8 +8,6 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
 // idleWindow is how long TestIdleClusterSeesNoWrites watches. The specification's idle minute
@@ -63,12 +61,8 @@ func TestIdleClusterSeesNoWrites(t *testing.T) {
 
 // resourceVersions maps every RequestPriority and FlowSchema to its resourceVersion.
 func resourceVersions(t *testing.T) map[string]string {
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &rps); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &fss); err != nil {
+	rps, fss, err := listOurs(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}

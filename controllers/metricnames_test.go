@@ -13,6 +13,7 @@ import (
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
 	// The webhook server's package registers controller_runtime_webhook_* at init.
 	_ "sigs.k8s.io/controller-runtime/pkg/webhook"
 

@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
 // TestRestartMidwayConverges stops an operator after three of its ten creations (it fails
@@ -36,12 +34,8 @@ func TestRestartMidwayConverges(t *testing.T) {
 		return nil
 	})
 	first.stop()
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &rps); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &fss); err != nil {
+	rps, fss, err := listOurs(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rps.Items) + len(fss.Items); n != 3 {

@@ -239,12 +239,8 @@ func resetCluster(t testing.TB) {
 		}
 	}
 	eventually(t, func() error {
-		var rps flowv1.RequestPriorityList
-		var fss flowv1.FlowSchemaList
-		if err := k8s.List(ctx, &rps); err != nil {
-			return err
-		}
-		if err := k8s.List(ctx, &fss); err != nil {
+		rps, fss, err := listOurs(ctx)
+		if err != nil {
 			return err
 		}
 		if n := len(rps.Items) + len(fss.Items); n > 0 {
