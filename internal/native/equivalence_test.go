@@ -401,7 +401,7 @@ var (
 	// requestResourceVerbs are the verbs of resource requests: the nine and "" (OPTIONS, TRACE,
 	// custom methods).
 	requestResourceVerbs = append(slices.Clone(resourceVerbs), "")
-	nonResourceVerbs = []string{"get", "post", "put", "patch", "delete", "head", "options"}
+	nonResourceVerbs     = []string{"get", "post", "put", "patch", "delete", "head", "options"}
 
 	// testValues are the literals of tests, values requests have; oddValues, less often, values
 	// no request has ("", "*" and "GET" among them) or that native rules cannot list ("NS_1").
