@@ -132,4 +132,3 @@ func equalAttributes(a, b Attributes) bool {
 		a.Namespace == b.Namespace && a.Name == b.Name && a.Path == b.Path &&
 		a.ResourceRequest == b.ResourceRequest && a.LongRunning == b.LongRunning
 }
-
