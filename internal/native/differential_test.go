@@ -49,7 +49,8 @@ import (
 // RequestInfoFactory reads, and whenever the in-process classifier (internal/apf/classify, on
 // the effective configuration) picks a projected FlowSchema, kube-apiserver must pick its
 // projection ("exempt" for system:masters). Per projected FlowSchema, a controller holding it
-// alone must match a request iff the FlowSchema's match accepts it.
+// alone must match a request iff the FlowSchema's match accepts it, and iff native.Matches
+// says so; native.Classified must agree with the long-running check.
 
 // The oracle logs what it cannot decode and its configuration changes.
 func init() { klog.SetLogger(logr.Discard()) }
@@ -166,12 +167,19 @@ func parse(t testing.TB, r httpRequest) parsed {
 	t.Helper()
 	hr := &http.Request{Method: r.method, URL: &url.URL{Path: r.path, RawQuery: r.query}}
 	info, err := requestInfos.NewRequestInfo(hr)
-	if err != nil || (longRunning(hr, info) && info.Verb != "watch") {
+	if err != nil {
 		return parsed{}
 	}
 	var a request.Attributes
 	request.ParseURL(r.method, r.path, r.query, &a)
 	a.User, a.Groups = r.user, r.groups
+	classified := !longRunning(hr, info) || info.Verb == "watch"
+	if native.Classified(&a) != classified {
+		t.Fatalf("%s: native.Classified says %v, kube-apiserver's long-running check %v", r, !classified, classified)
+	}
+	if !classified {
+		return parsed{}
+	}
 	want := request.Attributes{User: r.user, Groups: r.groups, Verb: info.Verb, Path: info.Path}
 	if info.IsResourceRequest {
 		want = request.Attributes{User: r.user, Groups: r.groups, Verb: info.Verb, APIGroup: info.APIGroup,
@@ -375,6 +383,10 @@ func checkIsolated(t *testing.T, cfg *effective.Config, plan *native.Plan, reqs 
 			}
 			st.isolatedChecks++
 			ours, theirs := ourAccepts(s.Match, &p.attrs), up.classify(p.info, reqs[i].user, reqs[i].groups) == name
+			if native.Matches(fs, &p.attrs) != theirs {
+				up.close()
+				t.Fatalf("%s: native.Matches(%s) is %v, kube-apiserver's rule matching %v", reqs[i], name, !theirs, theirs)
+			}
 			if ours != theirs {
 				up.close()
 				t.Fatalf("%s: FlowSchema %s accepts it: %v; kube-apiserver matches its projection %s: %v\nmatch: %s\nnative: %s",
