@@ -1135,6 +1135,8 @@ func TestProjectionExamples(t *testing.T) {
 			resourceOf(apitest.NotInSet(flowv1.FieldVerb, "get", "list", "watch", ""))}},
 		{name: "every verb but the empty one", projected: true, match: []flowv1.Conjunction{
 			resourceOf(apitest.PatternMatch(flowv1.FieldVerb, ".+"))}},
+		{name: "two verb negations, one of the empty verb", projected: true, match: []flowv1.Conjunction{
+			resourceOf(apitest.NotEquals(flowv1.FieldVerb, ""), apitest.NotEquals(flowv1.FieldVerb, "get"))}},
 		{name: "the empty verb among every verb", projected: true, match: []flowv1.Conjunction{
 			resourceOf(apitest.InSet(flowv1.FieldVerb, "", "get", "list", "watch", "create", "update", "patch", "delete",
 				"deletecollection", "proxy"))}},
