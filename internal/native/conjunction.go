@@ -12,9 +12,15 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
+// nativeVerbs are the verbs a native rule may list (kube-apiserver's validation); "*" is every
+// verb.
+var nativeVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "proxy"}
+
 // resourceVerbs are the verbs a resource request can have: a negation on verb is applied to
-// them in the resource part.
-var resourceVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "proxy"}
+// them in the resource part. kube-apiserver gives a resource request the verb "" when its
+// method is none of GET, HEAD, POST, PUT, PATCH and DELETE (OPTIONS, TRACE, custom methods);
+// only the native "*" accepts it, a verb list never does.
+var resourceVerbs = append(slices.Clone(nativeVerbs), "")
 
 // resourceOnly are the fields absent from non-resource requests.
 var resourceOnly = []flowv1.RequestField{flowv1.FieldAPIGroup, flowv1.FieldResource, flowv1.FieldSubresource,
@@ -171,8 +177,11 @@ func (c *conjunction) buildResourceRule(sets map[flowv1.RequestField]valueSet) (
 		return nil, false, field.Invalid(t.path, t.operand(), "not expressible natively: native rules cannot test an "+
 			"object's name; remove the name test or keep this FlowSchema off natively enforced clusters")
 	}
-	rule := &flowcontrolv1.ResourcePolicyRule{Verbs: verbList(sets[flowv1.FieldVerb], resourceVerbs)}
+	rule := &flowcontrolv1.ResourcePolicyRule{}
 	var err *field.Error
+	if rule.Verbs, err = c.resourceVerbList(sets[flowv1.FieldVerb]); err != nil {
+		return nil, false, err
+	}
 	if rule.APIGroups, err = c.listOrAll(sets[flowv1.FieldAPIGroup], flowv1.FieldAPIGroup); err != nil {
 		return nil, false, err
 	}
@@ -188,17 +197,36 @@ func (c *conjunction) buildResourceRule(sets map[flowv1.RequestField]valueSet) (
 	return rule, false, nil
 }
 
-// verbList is ["*"] when every verb of the domain is allowed, else the allowed ones.
-func verbList(s valueSet, domain []string) []string {
-	if s.all {
-		return []string{flowcontrolv1.VerbAll}
+// resourceVerbList is ["*"] when every verb of a resource request is allowed ("" included),
+// else the allowed ones, which must not include "": only "*" accepts it.
+func (c *conjunction) resourceVerbList(s valueSet) ([]string, *field.Error) {
+	switch {
+	case s.every():
+		return []string{flowcontrolv1.VerbAll}, nil
+	case s.all: // every verb but ""
+		return slices.Sorted(slices.Values(nativeVerbs)), nil
 	}
-	out := slices.DeleteFunc(slices.Clone(s.values), func(v string) bool { return !slices.Contains(domain, v) })
-	if len(out) == len(domain) {
-		return []string{flowcontrolv1.VerbAll}
+	out := dedupe(slices.DeleteFunc(slices.Clone(s.values), func(v string) bool { return !slices.Contains(resourceVerbs, v) }))
+	switch {
+	case len(out) == len(resourceVerbs):
+		return []string{flowcontrolv1.VerbAll}, nil
+	case slices.Contains(out, ""):
+		return nil, c.emptyVerb()
 	}
 	slices.Sort(out)
-	return out
+	return out, nil
+}
+
+// emptyVerb explains an allowed verb "" without every other verb.
+func (c *conjunction) emptyVerb() *field.Error {
+	path := c.path.Child("and")
+	if tests := c.byField[flowv1.FieldVerb]; len(tests) > 0 {
+		path = tests[0].path
+	}
+	return field.Invalid(path, "", "not expressible natively: these tests accept the verb \"\" of resource "+
+		"requests whose method is not GET, HEAD, POST, PUT, PATCH or DELETE (OPTIONS, TRACE, custom methods), which "+
+		"only the native verb \"*\" (every verb) accepts; allow every verb, or exclude \"\" (e.g. notEquals "+
+		"{field: verb, value: \"\"}) to list the others")
 }
 
 func (c *conjunction) listOrAll(s valueSet, f flowv1.RequestField) ([]string, *field.Error) {
@@ -217,9 +245,13 @@ func (c *conjunction) listOrAll(s valueSet, f flowv1.RequestField) ([]string, *f
 }
 
 // resources joins resource and subresource as native rules name them ("pods", "pods/log").
+// The resource "" (a path with an empty segment, /api/v1//pods) is a value like any other:
+// "*" accepts it, and a list names it as "" (or "/status" with a subresource), which
+// kube-apiserver's rule matching compares like any other entry.
 func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
-	res.nonEmpty = false // no request has an empty resource
 	switch {
+	case res.all && res.nonEmpty:
+		return nil, nonEmptyOnly(c, flowv1.FieldResource)
 	case sub.all && sub.nonEmpty:
 		return nil, nonEmptyOnly(c, flowv1.FieldSubresource)
 	case res.all && sub.all:
@@ -240,7 +272,7 @@ func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
 			if r == "*" || s == "*" {
 				return nil, wildcardLiteral(c, flowv1.FieldResource)
 			}
-			if r == "" || strings.Contains(r, "/") || strings.Contains(s, "/") {
+			if strings.Contains(r, "/") || strings.Contains(s, "/") {
 				continue // no request has such a resource or subresource
 			}
 			joined := r // r is kept for the next subresource
@@ -255,7 +287,8 @@ func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
 }
 
 // nonEmptyOnly explains "every value but the empty one" on a field where the empty value is
-// one native rules cannot separate (the core API group, no subresource, a collection).
+// one native rules cannot separate (the core API group, no subresource, the resource of a path
+// with an empty segment).
 func nonEmptyOnly(c *conjunction, f flowv1.RequestField) *field.Error {
 	return field.Invalid(c.path.Child("and"), string(f), fmt.Sprintf("not expressible natively: every %s but the "+
 		"empty one, and native rules cannot exclude it; list the values with equals or inSet", f))

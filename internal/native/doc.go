@@ -19,7 +19,10 @@
 //     kind) filters that set by evaluating the test on each value, which is exact;
 //   - a negation on a field whose domain is finite is applied to the domain: the verbs of
 //     resource requests (get, list, watch, create, update, patch, delete, deletecollection,
-//     proxy);
+//     proxy, and "", which kube-apiserver gives OPTIONS, TRACE and custom methods). Only the
+//     native "*" accepts "": a set of verbs with "" is expressible only when it holds all ten,
+//     and one without "" is listed even when it holds all nine ("notInSet verb [get]" is not
+//     expressible; "notInSet verb [get, \"\"]" is);
 //   - superSet of one group is a group subject.
 //
 // The conjunction then becomes one native rule: subjects (users, or one group, or everyone),
@@ -27,7 +30,9 @@
 // and a non-resource rule (verbs × nonResourceURLs). Not expressible, with the reason in the
 // message: a test on name; a pattern or negation over an unbounded domain (user names,
 // groups, paths, the HTTP methods of non-resource requests); users and a group in one
-// conjunction (native subjects are OR-ed); superSet of two or more groups, or of the group ""
+// conjunction (native subjects are OR-ed); every resource but "" (".+", notEquals "": the native
+// "*" also accepts the resource "" of a path with an empty segment, /api/v1//pods, while a
+// list names "" like any other resource); superSet of two or more groups, or of the group ""
 // (native subjects need a name); a resource constrained without its subresource or the
 // reverse (native rules name "pods" and "pods/status" separately: add
 // `equals {field: subresource, value: ""}` for the object itself); a namespace that is not a
@@ -66,8 +71,10 @@
 //
 // # Names and ownership
 //
-// The native object of RequestPriority or FlowSchema X is named "apf-X" (truncated with a hash
-// when longer than 253 characters); backstops are "apf.<name>", a form no API object's
+// The native object of RequestPriority or FlowSchema X is named "apf-X"; when that is longer
+// than 253 characters it is cut and ends with "-" and 16 hex digits of the SHA-256 of the whole.
+// Should two objects in effect still map to one native name, the first by name keeps it and
+// the other reports NameConflict naming it. Backstops are "apf.<name>", a form no API object's
 // projection takes. Every native object the operator writes carries the label
 // app.kubernetes.io/managed-by=apf-operator and the annotation
 // flowcontrol.apf-operator.io/source=<Kind>/<name>; only such objects are ever updated or

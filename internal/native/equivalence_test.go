@@ -49,9 +49,10 @@ import (
 // field; TestProjectionExamples and TestProjectionRegressions hold known cases.
 //
 // The requests stay within the domain the projection documents: attribute values without a
-// newline, a non-empty user name, resource requests with a resource verb and a non-empty
-// resource and subresource without "/", non-resource requests with a lower-case HTTP method and
-// a path starting with "/".
+// newline, a non-empty user name, resource requests with a resource verb or "" (the verb
+// kube-apiserver gives OPTIONS, TRACE and custom methods) and a resource (possibly "", from a
+// path with an empty segment) and subresource without "/", non-resource requests with a
+// lower-case HTTP method and a path starting with "/".
 
 // ---- kube-apiserver's matching, restated ----
 
@@ -396,8 +397,11 @@ func valueSet(c chooser, f flowv1.RequestField) []string {
 }
 
 var (
-	resourceVerbs    = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "proxy"}
-	nonResourceVerbs = []string{"get", "post", "put", "patch", "delete", "head", "options"}
+	resourceVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "proxy"}
+	// requestResourceVerbs are the verbs of resource requests: the nine and "" (OPTIONS, TRACE,
+	// custom methods).
+	requestResourceVerbs = append(slices.Clone(resourceVerbs), "")
+	nonResourceVerbs     = []string{"get", "post", "put", "patch", "delete", "head", "options"}
 
 	// testValues are the literals of tests, values requests have; oddValues, less often, values
 	// no request has ("", "*" and "GET" among them) or that native rules cannot list ("NS_1").
@@ -465,7 +469,7 @@ var (
 		"Tenant-b", "ALICE", "tenant-ac", "*", "\xff", "\uFFFD"}
 	requestGroups       = []string{"system:authenticated", "system:nodes", "team-x", "team-y", "team-z", "*", ""}
 	requestAPIGroups    = []string{"", "apps", "coordination.k8s.io", "batch", "storage.k8s.io", "*", "\xff"}
-	requestResources    = []string{"pods", "pod", "Pods", "nodes", "leases", "namespaces", "secrets", "*"}
+	requestResources    = []string{"pods", "pod", "Pods", "nodes", "leases", "namespaces", "secrets", "*", ""}
 	requestSubresources = []string{"", "", "status", "log", "exec", "scale", "*"}
 	requestNamespaces   = []string{"", "", "ns", "ns1", "ns2", "kube-system", "kube-public", "tenant-a", "NS_1", "kube-", "*"}
 	requestNames        = []string{"", "web", "n1", "other"}
@@ -666,7 +670,7 @@ func randomKind(c chooser, resource bool) *request.Attributes {
 		return a
 	}
 	a.ResourceRequest = true
-	a.Verb, a.APIGroup, a.Resource = pick(c, resourceVerbs), pick(c, requestAPIGroups), pick(c, requestResources)
+	a.Verb, a.APIGroup, a.Resource = pick(c, requestResourceVerbs), pick(c, requestAPIGroups), pick(c, requestResources)
 	a.Subresource, a.Namespace, a.Name = pick(c, requestSubresources), pick(c, requestNamespaces), pick(c, requestNames)
 	return a
 }
@@ -675,7 +679,7 @@ func randomKind(c chooser, resource bool) *request.Attributes {
 // tests' literals; fits tells which ones a request of a kind can have.
 var requestValues = map[flowv1.RequestField][]string{
 	flowv1.FieldUser:        union(requestUsers, testValues[flowv1.FieldUser], oddValues[flowv1.FieldUser]),
-	flowv1.FieldVerb:        union(resourceVerbs, nonResourceVerbs, testValues[flowv1.FieldVerb], oddValues[flowv1.FieldVerb]),
+	flowv1.FieldVerb:        union(requestResourceVerbs, nonResourceVerbs, testValues[flowv1.FieldVerb], oddValues[flowv1.FieldVerb]),
 	flowv1.FieldAPIGroup:    union(requestAPIGroups, testValues[flowv1.FieldAPIGroup], oddValues[flowv1.FieldAPIGroup]),
 	flowv1.FieldResource:    union(requestResources, testValues[flowv1.FieldResource], oddValues[flowv1.FieldResource]),
 	flowv1.FieldSubresource: union(requestSubresources, testValues[flowv1.FieldSubresource], oddValues[flowv1.FieldSubresource]),
@@ -703,12 +707,10 @@ func fits(a *request.Attributes, f flowv1.RequestField, v string) bool {
 	case flowv1.FieldUser:
 		return v != ""
 	case flowv1.FieldVerb:
-		return slices.Contains(resourceVerbs, v) && a.ResourceRequest || slices.Contains(nonResourceVerbs, v) && !a.ResourceRequest
+		return slices.Contains(requestResourceVerbs, v) && a.ResourceRequest || slices.Contains(nonResourceVerbs, v) && !a.ResourceRequest
 	case flowv1.FieldPath:
 		return strings.HasPrefix(v, "/") && !a.ResourceRequest
-	case flowv1.FieldResource:
-		return v != "" && !strings.Contains(v, "/") && a.ResourceRequest
-	case flowv1.FieldSubresource:
+	case flowv1.FieldResource, flowv1.FieldSubresource:
 		return !strings.Contains(v, "/") && a.ResourceRequest
 	}
 	return a.ResourceRequest
@@ -1130,7 +1132,16 @@ func TestProjectionExamples(t *testing.T) {
 			apitest.PatternMatch(flowv1.FieldVerb, "get|list"), apitest.PatternMatch(flowv1.FieldResource, "pods|leases"),
 			apitest.PatternMatch(flowv1.FieldSubresource, "status|"), apitest.PatternMatch(flowv1.FieldNamespace, "kube-(system|public)"))}},
 		{name: "verb negation on resource requests", projected: true, match: []flowv1.Conjunction{
-			resourceOf(apitest.NotInSet(flowv1.FieldVerb, "get", "list", "watch"))}},
+			resourceOf(apitest.NotInSet(flowv1.FieldVerb, "get", "list", "watch", ""))}},
+		{name: "every verb but the empty one", projected: true, match: []flowv1.Conjunction{
+			resourceOf(apitest.PatternMatch(flowv1.FieldVerb, ".+"))}},
+		{name: "two verb negations, one of the empty verb", projected: true, match: []flowv1.Conjunction{
+			resourceOf(apitest.NotEquals(flowv1.FieldVerb, ""), apitest.NotEquals(flowv1.FieldVerb, "get"))}},
+		{name: "the empty verb among every verb", projected: true, match: []flowv1.Conjunction{
+			resourceOf(apitest.InSet(flowv1.FieldVerb, "", "get", "list", "watch", "create", "update", "patch", "delete",
+				"deletecollection", "proxy"))}},
+		{name: "the empty resource", projected: true, match: []flowv1.Conjunction{apitest.And(
+			apitest.InSet(flowv1.FieldResource, "", "pods"), apitest.InSet(flowv1.FieldSubresource, "", "status"))}},
 		{name: "filtered prefix", projected: true, match: []flowv1.Conjunction{apitest.And(
 			apitest.InSet(flowv1.FieldUser, "system:controller:gc", "alice"), apitest.PatternMatch(flowv1.FieldUser, "system:controller:.*"))}},
 		{name: "path subtree", projected: true, match: []flowv1.Conjunction{apitest.And(apitest.PatternMatch(flowv1.FieldPath, "/healthz(/.*)?"),
@@ -1156,6 +1167,13 @@ func TestProjectionExamples(t *testing.T) {
 		{name: "user and group", message: "both", match: []flowv1.Conjunction{apitest.And(apitest.SuperSet("team-x"), apitest.Equals(flowv1.FieldUser, "alice"))}},
 		{name: "namespace not a DNS label", message: "DNS", match: []flowv1.Conjunction{resourceOf(apitest.Equals(flowv1.FieldNamespace, "NS_1"))}},
 		{name: "literal * user", message: "wildcard", match: []flowv1.Conjunction{apitest.And(apitest.Equals(flowv1.FieldUser, "*"))}},
+		{name: "verb negation allowing the empty verb", message: `verb ""`, match: []flowv1.Conjunction{
+			resourceOf(apitest.NotInSet(flowv1.FieldVerb, "get", "list", "watch"))}},
+		{name: "the empty verb alone", message: `verb ""`, match: []flowv1.Conjunction{resourceOf(apitest.Equals(flowv1.FieldVerb, ""))}},
+		{name: "every resource but the empty one", message: "every resource but the empty one", match: []flowv1.Conjunction{
+			apitest.And(apitest.PatternMatch(flowv1.FieldResource, ".+"))}},
+		{name: "resource not empty", message: "every resource but the empty one", match: []flowv1.Conjunction{
+			apitest.And(apitest.NotEquals(flowv1.FieldResource, ""), apitest.Equals(flowv1.FieldSubresource, ""))}},
 		{name: "non-resource verb post", message: "POST", match: []flowv1.Conjunction{apitest.And(apitest.Equals(flowv1.FieldVerb, "post"))}},
 		{name: "transformation", message: "transformation", d: &flowv1.FlowDistinguisher{Source: flowv1.SourceUser,
 			Transformation: &flowv1.Transformation{Regex: "(.*)"}}, match: []flowv1.Conjunction{apitest.And()}},

@@ -48,7 +48,9 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 		case set.all && domain == nil:
 			return set, unbounded(t)
 		case set.all:
-			set = valueSet{values: slices.Clone(domain)}
+			set = valueSet{values: slices.DeleteFunc(slices.Clone(domain), func(v string) bool {
+				return set.nonEmpty && v == "" // an earlier test excluded ""
+			})}
 		}
 		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
 	}

@@ -1,8 +1,8 @@
 package native
 
 import (
-	"fmt"
-	"hash/fnv"
+	"crypto/sha256"
+	"encoding/hex"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,14 +44,23 @@ func NativeName(name string) string { return bounded(objectPrefix + name) }
 // object's projection takes, since those all start with "apf-".
 func backstopName(name string) string { return bounded(backstopPrefix + name) }
 
-// bounded keeps a name within 253 characters, ending it with a hash of the whole when cut.
+// hashLength is the length of the hash that ends a cut name: 16 hex digits, 64 bits of SHA-256.
+const hashLength = 16
+
+// nameHash is the hash that ends a cut name; tests replace it to force a collision.
+var nameHash = func(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:hashLength/2])
+}
+
+// bounded keeps a name within 253 characters, ending it with a hash of the whole when cut. Two
+// names that differ give one native name only if 64 bits of SHA-256 collide; the projector
+// still checks (see projector.claimNames), so a collision is reported, never shared.
 func bounded(name string) string {
 	if len(name) <= maxNameLength {
 		return name
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(name))
-	return fmt.Sprintf("%s-%08x", name[:maxNameLength-9], h.Sum32())
+	return name[:maxNameLength-hashLength-1] + "-" + nameHash(name)
 }
 
 // Source is the value of the source annotation for an object of kind and name.

@@ -11,10 +11,6 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
-// nativeVerbs are the verbs a native rule may name; a non-resource request's verb is its
-// lower-case HTTP method, so only get, patch and delete (and "*") are useful there.
-var nativeVerbs = resourceVerbs
-
 // nonResourceRule compiles the conjunction's non-resource part; none is true when it accepts
 // no non-resource request.
 func (c *conjunction) nonResourceRule() (*flowcontrolv1.NonResourcePolicyRule, bool, *field.Error) {
@@ -41,7 +37,9 @@ func (c *conjunction) nonResourceRule() (*flowcontrolv1.NonResourcePolicyRule, b
 	return &flowcontrolv1.NonResourcePolicyRule{Verbs: verbList, NonResourceURLs: urls}, false, nil
 }
 
-// nonResourceVerbs lists the allowed HTTP methods as native verbs.
+// nonResourceVerbs lists the allowed HTTP methods as native verbs. A non-resource request's
+// verb is its lower-case HTTP method, any token (custom methods included, never ""): a native
+// verb matches the method of the same name (get, patch, delete, and custom ones such as LIST).
 func (c *conjunction) nonResourceVerbs(s valueSet) ([]string, *field.Error) {
 	if s.all {
 		return []string{flowcontrolv1.VerbAll}, nil

@@ -64,6 +64,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
 		fss:        map[string]*flowcontrolv1.FlowSchema{},
 		planned:    existing.PlannedPrecedences,
+		claims:     map[string]string{},
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -73,6 +74,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 	}
 	pr.notInEffect(cfg.RequestPriorityStatus, pr.plan.RequestPriorities)
 	pr.notInEffect(cfg.FlowSchemaStatus, pr.plan.FlowSchemaResults)
+	pr.claimNames(cfg)
 	for _, p := range cfg.Priorities {
 		pr.projectLevel(p)
 	}
@@ -87,6 +89,36 @@ type projector struct {
 	plcs       map[string]*flowcontrolv1.PriorityLevelConfiguration
 	fss        map[string]*flowcontrolv1.FlowSchema
 	planned    map[string]int32 // Existing.PlannedPrecedences
+	// claims holds, by "<native kind>/<native name>", the API object that keeps the name when
+	// several map to it.
+	claims map[string]string
+}
+
+// claimNames decides, for every native name that several objects in effect map to (cut names
+// whose hashes collide), which one keeps it: the first by name (API objects of one kind have
+// unique names, and the effective configuration carries no creation time).
+func (pr *projector) claimNames(cfg *effective.Config) {
+	claim := func(kind, name, source string) {
+		if held, ok := pr.claims[kind+"/"+name]; !ok || source < held {
+			pr.claims[kind+"/"+name] = source
+		}
+	}
+	for _, p := range cfg.Priorities {
+		if !p.Exempt() {
+			claim("PriorityLevelConfiguration", levelName(p), p.Name)
+		}
+	}
+	for _, s := range cfg.Schemas {
+		claim("FlowSchema", NativeName(s.Name), s.Name)
+	}
+}
+
+// levelName is the native name of a non-exempt level.
+func levelName(p *effective.Priority) string {
+	if p.Backstop {
+		return backstopName(p.Name)
+	}
+	return NativeName(p.Name)
 }
 
 func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[string]Result) {
@@ -107,11 +139,8 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 				"PriorityLevelConfiguration (level 0 is exempt; only that native level may be)"})
 		return
 	}
-	name := NativeName(p.Name)
-	if p.Backstop {
-		name = backstopName(p.Name)
-	}
-	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name); conflict {
+	name := levelName(p)
+	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name, p.Name); conflict {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
@@ -132,8 +161,16 @@ func (pr *projector) report(out map[string]Result, name string, backstop bool, r
 	}
 }
 
-// conflict reports a native object with the projected name that the operator does not own.
-func (pr *projector) conflict(obj metav1.Object, kind, name string) (Result, bool) {
+// conflict reports why the API object source cannot take the native name: another object in
+// effect maps to it and keeps it, or a native object the operator does not own holds it.
+func (pr *projector) conflict(obj metav1.Object, kind, name, source string) (Result, bool) {
+	if held, ok := pr.claims[kind+"/"+name]; ok && held != source {
+		return Result{Reason: flowv1.ReasonNameConflict, Message: fmt.Sprintf(
+			"not projected: %q maps to the native %s name %q too (names over %d characters are cut and end with a "+
+				"hash, and the hashes collide), and it sorts first by name, so it keeps that name; rename this object "+
+				"(at most %d characters, or a different beginning)", held, kind, name, maxNameLength-len(objectPrefix),
+			maxNameLength-len(objectPrefix))}, true
+	}
 	if obj == nil || isNil(obj) || Owned(obj) {
 		return Result{}, false
 	}

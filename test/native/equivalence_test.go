@@ -37,7 +37,10 @@ const (
 // FlowSchema that classified each one (response header) is the projection of the FlowSchema
 // the operator's own classifier (internal/apf/classify) chooses for the same attributes. The
 // configuration is the operator's defaults plus tenant FlowSchemas that exercise every
-// expressible kind of test, and some that are not expressible.
+// expressible kind of test, and some that are not expressible. A fifth of the requests are
+// odd ones kube-apiserver still classifies (it may answer 404 or 405): OPTIONS, TRACE and custom
+// methods (verb "" on a resource path), empty path segments and trailing slashes, and ?watch
+// spelled watch, watch=, watch=yes, watch=1, or repeated.
 //
 // For a request whose chosen FlowSchema is not projected, nothing is projected for that
 // FlowSchema, so kube-apiserver must classify the request by the projection of the first
@@ -106,12 +109,17 @@ func TestEquivalence(t *testing.T) {
 	resps := sendAll(t, reqs, 8)
 	natives := listNatives(t)
 
-	var compared, skipped, suggested, retried int
+	var compared, skipped, suggested, retried, emptyVerb, emptyResource, queryWatches int
 	retryBudget := 10 // requests re-sent on a mismatch; past it, a mismatch is reported at once
 	suggestedBy := map[string]int{}
 	perSchema := map[string]int{}
 	for i, g := range reqs {
 		attrs := g.attributes(groups[g.req.as.String()])
+		if attrs.ResourceRequest {
+			emptyVerb += boolInt(attrs.Verb == "")
+			emptyResource += boolInt(attrs.Resource == "")
+			queryWatches += boolInt(attrs.Verb == request.VerbWatch && g.rawQuery != "" && !strings.Contains(g.rawQuery, "watch=true&"))
+		}
 		var chosen, expected classify.Result
 		full.Classify(&attrs, &chosen)
 		projectedOnly.Classify(&attrs, &expected)
@@ -168,6 +176,11 @@ func TestEquivalence(t *testing.T) {
 		"their fall-through to the next projected FlowSchema checked), %d taken first by kube-apiserver's suggested "+
 		"FlowSchemas %v, %d needed a retry", len(reqs), compared, skipped, suggested, suggestedBy, retried)
 	t.Logf("compared requests per FlowSchema: %v", perSchema)
+	t.Logf("odd request classes among them: %d resource requests with verb \"\" (OPTIONS, TRACE, PROPFIND, LIST), "+
+		"%d with resource \"\" (empty path segment), %d watches spelled other than watch=true", emptyVerb, emptyResource, queryWatches)
+	if emptyVerb == 0 || emptyResource == 0 || queryWatches == 0 {
+		t.Error("the generator misses the odd request classes")
+	}
 	if compared < equivalenceMinCompared {
 		t.Errorf("only %d requests compared, want at least %d", compared, equivalenceMinCompared)
 	}
@@ -180,6 +193,13 @@ func TestEquivalence(t *testing.T) {
 	if skipped == 0 {
 		t.Error("no request chose a FlowSchema that is not projected: the fall-through is not exercised")
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nativeClassification is how kube-apiserver classified a request, by object names.
@@ -320,7 +340,7 @@ func tenantConfiguration() ([]flowv1.RequestPriority, []flowv1.FlowSchema, map[s
 		apitest.InSet(resource, "deployments", "statefulsets"), apitest.InSet(sub, "", "scale", "status"))), projected)
 	// Writes: a negated verb set, applied to the finite domain of resource verbs.
 	add(fs("t-batch-writers", 1300, "tenant-gold", apitest.And(apitest.InSet(user, "tenant-d", "system:serviceaccount:team-b:builder"),
-		apitest.NotInSet(verb, "get", "list", "watch"), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
+		apitest.NotInSet(verb, "get", "list", "watch", ""), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
 		apitest.Equals(sub, ""), apitest.InSet(ns, "team-b"))), projected)
 	// Non-resource paths: a prefix, and a path with everything below it on two methods.
 	add(fs("t-apis", 1400, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-e"), apitest.PatternMatch(path, "/apis/.*"))), projected)
@@ -334,7 +354,7 @@ func tenantConfiguration() ([]flowv1.RequestPriority, []flowv1.FlowSchema, map[s
 		apitest.Equals(resource, "configmaps"), apitest.Equals(sub, ""))), projected)
 	// Service accounts; every resource and subresource; a negated verb.
 	add(fs("t-sa-team", 1800, "tenant-gold", apitest.And(apitest.InSet(user, "system:serviceaccount:team-a:deployer",
-		"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))), projected)
+		"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.NotEquals(verb, ""), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))), projected)
 	// The core group and a named one, crossed with two resources.
 	add(fs("t-core-apps", 1900, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-k2"), apitest.Equals(verb, "list"),
 		apitest.InSet(apiGroup, "", "apps"), apitest.InSet(resource, "pods", "deployments"), apitest.Equals(sub, ""), apitest.InSet(ns, "team-a", "team-b"))), projected)
@@ -344,6 +364,13 @@ func tenantConfiguration() ([]flowv1.RequestPriority, []flowv1.FlowSchema, map[s
 	// Not expressible: a negated verb over the unbounded HTTP methods of non-resource requests;
 	// a level kube-apiserver cannot deal hands for; a path equality.
 	add(fs("t-nonres-notin", 2100, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-i"), apitest.NotInSet(verb, "get"))), inexpressible)
+	// Not expressible: the verb "" (OPTIONS, TRACE, custom methods on a resource path) with some
+	// verbs but not all.
+	add(fs("t-verb-empty", 2150, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-v"), apitest.NotInSet(verb, "get", "list", "watch"),
+		apitest.Equals(resource, "configmaps"), apitest.Equals(sub, ""))), inexpressible)
+	// The resource "" (a path with an empty segment, /api/v1//configmaps), listed natively.
+	add(fs("t-empty-resource", 2160, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-w"),
+		apitest.InSet(resource, "", "configmaps"), apitest.InSet(sub, "", "status"))), projected)
 	add(fs("t-widehand", 2200, "tenant-widehand", apitest.And(apitest.Equals(user, "tenant-j"))), flowv1.ReasonRequestPriorityNotProjected)
 	add(fs("t-path-equals", 2300, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-k"), apitest.Equals(path, "/version"))), inexpressible)
 	// The exempt level (the default system-top, level 0): kube-apiserver's exempt level.
@@ -410,6 +437,8 @@ var userHints = map[string]hints{
 	"tenant-t":                              {ops: []string{"get", "list"}, nonResource: 0.3, methods: []string{"GET"}},
 	"tenant-i":                              {nonResource: 0.6, methods: []string{"GET", "POST"}},
 	"tenant-k":                              {nonResource: 0.7, paths: []string{"/version", "/version/foo"}},
+	"tenant-v":                              {resources: []string{"configmaps"}},
+	"tenant-w":                              {resources: []string{"configmaps"}, namespaces: []string{"team-a"}},
 	"ops-user":                              {resources: []string{"deployments", "statefulsets"}, subresources: []string{"scale", "status"}},
 	"system:controller:foo":                 {resources: []string{"configmaps", "leases"}, namespaces: []string{"kube-system"}},
 }
@@ -441,7 +470,7 @@ func newGenerator(seed uint64) *generator {
 		{user: "system:serviceaccount:team-b:builder"}, {user: "tenant-e"}, {user: "tenant-f"}, {user: "tenant-g"},
 		{user: "tenant-h"}, {user: "system:serviceaccount:team-a:deployer"}, {user: "system:serviceaccount:team-a:viewer"},
 		{user: "tenant-k2"}, {user: "tenant-k2"}, {user: "tenant-c"}, {user: "tenant-e"}, {user: "tenant-f"},
-		{user: "tenant-h"}, {user: "tenant-t"}, {user: "tenant-x1"}, {user: "tenant-xyz"}, {user: "tenant-i"},
+		{user: "tenant-h"}, {user: "tenant-t"}, {user: "tenant-x1"}, {user: "tenant-xyz"}, {user: "tenant-i"}, {user: "tenant-v"}, {user: "tenant-w"},
 		{user: "tenant-j"}, {user: "tenant-k"}, {user: "ops-admin"}, {user: "ops-user", groups: []string{"ops"}},
 		{user: "ops-user", groups: []string{"ops", "devs"}}, {user: "dev-user", groups: []string{"devs"}},
 		{user: "system:controller:garbage-collector"}, {user: "system:controller:foo"},
@@ -483,10 +512,51 @@ func (g *generator) next() generated {
 	if share == 0 {
 		share = 0.25
 	}
+	var out generated
 	if g.r.Float64() < share {
-		return g.nonResource(id, h)
+		out = g.nonResource(id, h)
+	} else {
+		out = g.resource(id, h)
 	}
-	return g.resource(id, h)
+	if g.r.IntN(5) == 0 {
+		return g.odd(out)
+	}
+	return out
+}
+
+// Request classes kube-apiserver classifies beyond the common ones: methods other than GET,
+// HEAD, POST, PUT, PATCH and DELETE (verb "" on a resource path, the lower-case method on
+// another), and ?watch spellings that kube-apiserver reads as watch (or not).
+var (
+	oddMethods  = []string{http.MethodOptions, http.MethodTrace, "PROPFIND", "LIST"}
+	watchSpells = []string{"watch", "watch=", "watch=yes", "watch=1", "watch=true&watch=false", "watch=0", "watch=false"}
+)
+
+// odd turns a request into one of the odd classes: another method, an empty path segment or a
+// trailing slash, or another spelling of ?watch.
+func (g *generator) odd(in generated) generated {
+	method, urlPath, rawQuery := in.req.method, in.urlPath, in.rawQuery
+	switch g.r.IntN(4) {
+	case 0:
+		method = oddMethods[g.r.IntN(len(oddMethods))]
+	case 1: // an empty segment after one of the first slashes but the first
+		if slashes := strings.Count(urlPath, "/"); slashes > 1 {
+			i := 1 + g.r.IntN(slashes-1)
+			at := 0
+			for range i + 1 {
+				at += strings.Index(urlPath[at:], "/") + 1
+			}
+			urlPath = urlPath[:at] + "/" + urlPath[at:]
+		}
+	case 2:
+		urlPath += "/"
+	default:
+		if method == http.MethodGet && strings.HasPrefix(urlPath, "/api") {
+			// timeoutSeconds ends a watch after a second, and does not change a list.
+			rawQuery = watchSpells[g.r.IntN(len(watchSpells))] + "&timeoutSeconds=1"
+		}
+	}
+	return newGenerated(in.req.as, method, urlPath, rawQuery)
 }
 
 func (g *generator) nonResource(id identity, h hints) generated {

@@ -58,7 +58,7 @@ func tenantSchemas() []flowv1.FlowSchema {
 			apitest.InSet(resource, "deployments", "statefulsets"), apitest.InSet(sub, "", "scale", "status"))),
 		// Writes by a user and a service account: a negated verb set over the resource verbs.
 		schema("t-batch-writers", 1300, "tenant-gold", nil, apitest.And(apitest.InSet(user, "dave", "system:serviceaccount:team-b:builder"),
-			apitest.NotInSet(verb, "get", "list", "watch"), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
+			apitest.NotInSet(verb, "get", "list", "watch", ""), apitest.Equals(apiGroup, "batch"), apitest.InSet(resource, "jobs", "cronjobs"),
 			apitest.Equals(sub, ""), apitest.Equals(ns, "team-b"))),
 		// A non-resource prefix.
 		schema("t-apis", 1400, "tenant-bronze", nil, apitest.And(apitest.Equals(user, "erin"), apitest.PatternMatch(path, "/apis/.*"))),
@@ -73,7 +73,7 @@ func tenantSchemas() []flowv1.FlowSchema {
 			apitest.Equals(resource, "configmaps"), apitest.Equals(sub, ""))),
 		// Service accounts; every resource and subresource (wildcard patterns); a negated verb.
 		schema("t-sa-team", 1800, "tenant-gold", nil, apitest.And(apitest.InSet(user, "system:serviceaccount:team-a:deployer",
-			"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))),
+			"system:serviceaccount:team-a:viewer"), apitest.NotEquals(verb, "delete"), apitest.NotEquals(verb, ""), apitest.PatternMatch(resource, ".*"), apitest.PatternMatch(sub, ".*"))),
 		// Every authenticated user, on one kind of object.
 		schema("t-authn-get-deploy", 2000, "tenant-bronze", nil, apitest.And(apitest.SuperSet("system:authenticated"), apitest.Equals(verb, "get"),
 			apitest.Equals(apiGroup, "apps"), apitest.Equals(resource, "deployments"), apitest.Equals(sub, ""))),

@@ -4,8 +4,11 @@
 // The default resolver, KubernetesResolver, parses the URL exactly as a Kubernetes API server
 // does (k8s.io/apiserver's RequestInfoFactory): /api/v1/... and /apis/<group>/<version>/...
 // are resource requests with a verb derived from the HTTP method (get, list, watch, create,
-// update, patch, delete, deletecollection) or from a /watch/ or /proxy/ path prefix, a
-// namespace, a resource, a name and a subresource; every other path is a non-resource request.
+// update, patch, delete, deletecollection; "" for any other method, such as OPTIONS or TRACE)
+// or from a /watch/ or /proxy/ path prefix, a namespace, a resource, a name and a subresource
+// (empty path segments are kept: /api/v1//pods has resource ""); every other path is a
+// non-resource request. The differential test requestinfo_test.go checks this against
+// k8s.io/apiserver's RequestInfoFactory itself.
 // The identity comes from the request context, where the embedding server's authenticator put
 // it (WithUser); a request without one is anonymous. The front-proxy headers X-Remote-User and
 // X-Remote-Group are believed only with KubernetesResolver.TrustProxyHeaders, which is safe only

@@ -25,7 +25,8 @@ func (f ResolverFunc) Resolve(r *http.Request, out *Attributes) { f(r, out) }
 // server directly (or every connection that can send them was verified against the front
 // proxy's client CA before the filter); otherwise anyone can claim system:masters. Groups are
 // taken as the proxy lists them (an aggregating kube-apiserver forwards system:authenticated
-// itself). Resolve allocates nothing.
+// itself). Resolve allocates nothing beyond what ParseURL does (percent-encoded query
+// parameters, the selectors of a list or watch).
 type KubernetesResolver struct {
 	// TrustProxyHeaders makes the resolver take X-Remote-User and X-Remote-Group as the identity
 	// of a request whose context carries none. Only safe behind a verified front proxy.

@@ -14,13 +14,18 @@ const maxSegments = 10
 // ParseURL fills the work attributes of out (Verb, APIGroup, Resource, Subresource, Namespace,
 // Name, Path, ResourceRequest, LongRunning) from an HTTP method, URL path and raw query, the way
 // a Kubernetes API server does; it clears User and Groups. It allocates nothing except to
-// decode percent-encoded query parameters.
+// decode percent-encoded query parameters and to parse the label and field selectors of a list
+// or watch.
 //
 // Paths under /api/<version>/ and /apis/<group>/<version>/ are resource requests; so are their
-// /watch/ and /proxy/ forms, whose verb is watch or proxy. A GET of a collection is list, or
-// watch with ?watch=true; a DELETE of a collection is deletecollection. A list or watch whose
-// fieldSelector requires metadata.name=<n> has Name n. A malformed resource path (e.g. /api/v1/watch
-// with nothing after it) is treated as a non-resource request.
+// /watch/ and /proxy/ forms, whose verb is watch or proxy. The verb of a resource request whose
+// method is none of GET, HEAD, POST, PUT, PATCH and DELETE (OPTIONS, TRACE, custom methods) is
+// "". A GET of a collection is list, or watch when its first watch parameter is present and is
+// neither "0" nor "false" (so ?watch, ?watch= and ?watch=yes are watches); a DELETE of a
+// collection is deletecollection. A list or watch whose fieldSelector requires
+// metadata.name=<n> has Name n. Empty path segments are kept (/api/v1//pods has resource "" and
+// name "pods"). A malformed resource path (e.g. /api/v1/watch with nothing after it) is treated
+// as a non-resource request; kube-apiserver answers it with an error before flow control.
 func ParseURL(method, path, rawQuery string, out *Attributes) {
 	*out = Attributes{Verb: methodVerb(method), Path: path}
 	var segs [maxSegments]string
@@ -101,11 +106,13 @@ func namespacePart(segs *[maxSegments]string, n, p int, out *Attributes) int {
 func refineVerb(rawQuery string, out *Attributes) {
 	if out.Name == "" && out.Verb == VerbGet {
 		out.Verb = VerbList
-		if v, ok := queryValue(rawQuery, "watch"); ok && parseBool(v) {
-			out.Verb = VerbWatch
+		if tooManyParams(rawQuery) {
+			rawQuery = "" // kube-apiserver's url.Values hold nothing then
 		}
-		if v, ok := queryValue(rawQuery, "fieldSelector"); ok {
-			out.Name = nameFromFieldSelector(v)
+		var watch bool
+		watch, out.Name = listOptions(rawQuery)
+		if watch {
+			out.Verb = VerbWatch
 		}
 	}
 	if out.Name == "" && out.Verb == VerbDelete {
@@ -157,58 +164,43 @@ func resourceVerb(method string) string {
 }
 
 // queryValue returns the decoded value of the first key=value pair of rawQuery whose decoded
-// key is key. It decodes (and allocates) only keys and values that are percent-encoded.
+// key is key, skipping the pairs url.ParseQuery drops (with a ';' or a malformed escape), as
+// kube-apiserver's url.Values do. It decodes (and allocates) only keys and values that are
+// percent-encoded.
 func queryValue(rawQuery, key string) (string, bool) {
 	for rawQuery != "" {
 		var pair string
 		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
 		k, v, _ := strings.Cut(pair, "=")
-		if unescape(k) == key {
-			return unescape(v), true
+		if dk, ok := unescape(k); ok && dk == key {
+			if dv, ok := unescape(v); ok {
+				return dv, true
+			}
 		}
 	}
 	return "", false
 }
 
-// unescape decodes a query component; a malformed one decodes to "".
-func unescape(s string) string {
+// unescape decodes a query component; false when it is malformed.
+func unescape(s string) (string, bool) {
 	if !strings.ContainsAny(s, "%+") {
-		return s
+		return s, true
 	}
 	d, err := url.QueryUnescape(s)
-	if err != nil {
-		return ""
-	}
-	return d
+	return d, err == nil
 }
 
-// parseBool reads a query flag as Kubernetes does (strconv.ParseBool); a malformed value is
-// false.
+// maxQueryParams is net/url's limit on query parameters (Go 1.26: a query with more parses to
+// no values at all).
+const maxQueryParams = 10000
+
+func tooManyParams(rawQuery string) bool { return strings.Count(rawQuery, "&")+1 > maxQueryParams }
+
+// parseBool reads a query flag as strconv.ParseBool does; a malformed value is false.
 func parseBool(v string) bool {
 	b, err := strconv.ParseBool(v)
 	return err == nil && b
-}
-
-// nameFromFieldSelector returns n when the selector requires metadata.name=n (or ==n) and n is
-// a valid path segment, else "".
-func nameFromFieldSelector(sel string) string {
-	for sel != "" {
-		var term string
-		term, sel, _ = strings.Cut(sel, ",")
-		key, value, ok := strings.Cut(term, "=")
-		if !ok || strings.TrimSpace(key) != "metadata.name" {
-			continue
-		}
-		value = strings.TrimPrefix(value, "=")
-		if validSegment(value) {
-			return value
-		}
-		return ""
-	}
-	return ""
-}
-
-// validSegment reports whether s can be an object name in a URL path.
-func validSegment(s string) bool {
-	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/%")
 }
