@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -36,6 +38,7 @@ func TestHungOperator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkRegisteredTimeout(t)
 	running := createEvents(t, c, "running", *events)
 	t.Logf("operator running: %s", summary(running))
 
@@ -63,6 +66,30 @@ func TestHungOperator(t *testing.T) {
 		_, err := review(webhookAddr, apiServerCert, apiServerKey, "u")
 		return err
 	})
+}
+
+// checkRegisteredTimeout: kube-apiserver has the events webhook with the shipped timeout and
+// failurePolicy Ignore, so that the test measures the shipped registration.
+func checkRegisteredTimeout(t *testing.T) {
+	t.Helper()
+	var list admissionregistrationv1.ValidatingWebhookConfigurationList
+	if err := k8s.List(context.Background(), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range list.Items {
+		for _, w := range cfg.Webhooks {
+			if w.Name != "vevents.flowcontrol.apf-operator.io" {
+				continue
+			}
+			if w.TimeoutSeconds == nil || time.Duration(*w.TimeoutSeconds)*time.Second != timeout ||
+				w.FailurePolicy == nil || *w.FailurePolicy != admissionregistrationv1.Ignore {
+				t.Fatalf("the registered events webhook has timeoutSeconds %v, failurePolicy %v; want %s, Ignore",
+					ptr.Deref(w.TimeoutSeconds, 0), ptr.Deref(w.FailurePolicy, ""), timeout)
+			}
+			return
+		}
+	}
+	t.Fatal("kube-apiserver has no events webhook registered")
 }
 
 // createEvents creates n events one after the other, checks each was created, and returns
