@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -56,9 +57,8 @@ func checkEventsWebhook(t *testing.T, cfg *unstructured.Unstructured) {
 		if m["name"] != "vevents.flowcontrol.apf-operator.io" {
 			continue
 		}
-		timeout, _, _ := unstructured.NestedInt64(m, "timeoutSeconds")
 		exprs, _, _ := unstructured.NestedSlice(m, "namespaceSelector", "matchExpressions")
-		if timeout != 1 || m["failurePolicy"] != "Ignore" || len(exprs) != 1 {
+		if fmt.Sprint(m["timeoutSeconds"]) != "1" || m["failurePolicy"] != "Ignore" || len(exprs) != 1 {
 			t.Errorf("events webhook %v; want timeoutSeconds 1, failurePolicy Ignore and kube-system excluded", m)
 		}
 		return
