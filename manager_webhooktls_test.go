@@ -101,7 +101,12 @@ func startWebhookServer(t *testing.T, serving *testCA, flags webhookTLSFlags) st
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("webhook server: %v", err)
+		}
+	})
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("tcp", addr); err == nil {
