@@ -184,7 +184,7 @@ func TestWebhookClientCA(t *testing.T) {
 func TestWebhookClientCAFileErrors(t *testing.T) {
 	dir := t.TempDir()
 	for name, c := range map[string]struct{ path, want string }{
-		"missing":  {filepath.Join(dir, "absent.crt"), "--webhook-client-ca-file: open"},
+		"missing":  {filepath.Join(dir, "absent.crt"), "no such file or directory"},
 		"no certs": {writeFile(t, filepath.Join(dir, "key.pem"), []byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n")), "no PEM CERTIFICATE block"},
 		"garbage":  {writeFile(t, filepath.Join(dir, "bad.crt"), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")), "certificate 1:"},
 	} {
@@ -192,5 +192,37 @@ func TestWebhookClientCAFileErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--webhook-client-ca-file") {
 			t.Errorf("%s: %v, want an error naming the flag and containing %q", name, err, c.want)
 		}
+	}
+}
+
+// TestWebhookClientCAReloaded: a CA bundle rotated in the file takes effect at the next
+// handshake without a restart; a changed file that does not parse keeps the previous bundle.
+func TestWebhookClientCAReloaded(t *testing.T) {
+	serving, oldCA, newCA := newTestCA(t, "serving"), newTestCA(t, "old-clients"), newTestCA(t, "new-clients")
+	path := writeFile(t, filepath.Join(t.TempDir(), "ca.crt"), oldCA.pem)
+	flags := webhookTLSFlags{clientCAFile: path}
+	if err := flags.check(); err != nil {
+		t.Fatal(err)
+	}
+	addr := startWebhookServer(t, serving, flags)
+	oldCert, oldKey := oldCA.issue(t, "old", true)
+	newCert, newKey := newCA.issue(t, "new", true)
+	if ping(addr, serving, oldCert, oldKey) != nil || ping(addr, serving, newCert, newKey) == nil {
+		t.Fatal("before the rotation: want the old CA's client served and the new CA's refused")
+	}
+	rewrite := func(data []byte, age time.Duration) {
+		writeFile(t, path, data)
+		// A modification time of its own, whatever the file system's timestamp resolution.
+		if err := os.Chtimes(path, time.Now(), time.Now().Add(age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rewrite(newCA.pem, time.Minute)
+	if ping(addr, serving, newCert, newKey) != nil || ping(addr, serving, oldCert, oldKey) == nil {
+		t.Fatal("after the rotation: want the new CA's client served and the old CA's refused")
+	}
+	rewrite([]byte("not a certificate"), 2*time.Minute)
+	if err := ping(addr, serving, newCert, newKey); err != nil {
+		t.Fatalf("after a broken rewrite: %v; want the previous bundle kept", err)
 	}
 }
