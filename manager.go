@@ -66,6 +66,8 @@ type managerFlags struct {
 	zap                zap.Options
 	// eventRateLimit is the EventRateLimit settings (manager_eventratelimit.go).
 	eventRateLimit eventRateLimitFlags
+	// webhookTLS is the webhook server's caller verification (manager_webhooktls.go).
+	webhookTLS webhookTLSFlags
 }
 
 func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
@@ -114,6 +116,7 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "",
 		"Path of a kubeconfig file; empty: $KUBECONFIG, the in-cluster config, then ~/.kube/config.")
 	f.eventRateLimit.bind(fs)
+	f.webhookTLS.bind(fs)
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -125,6 +128,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
 	}
 	if err := f.eventRateLimit.check(); err != nil {
+		return nil, err
+	}
+	if err := f.webhookTLS.check(); err != nil {
 		return nil, err
 	}
 	// client-go's own rule: the leader must get a few jittered retries before its deadline.
@@ -188,7 +194,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 			TLSOpts:        []func(*tls.Config){disableHTTP2},
 		},
 		WebhookServer: webhook.NewServer(webhook.Options{
-			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: []func(*tls.Config){disableHTTP2},
+			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: f.webhookTLS.opts(disableHTTP2),
 		}),
 		Cache:                         cache.Options{DefaultTransform: controllers.CacheTransform},
 		HealthProbeBindAddress:        f.probeAddr,

@@ -19,8 +19,10 @@ type eventRateLimitFlags struct {
 }
 
 func (e *eventRateLimitFlags) bind(fs *flag.FlagSet) {
-	fs.BoolVar(&e.enabled, "enable-event-rate-limit", true,
-		"Serve the EventRateLimit webhook on event creation (needs --enable-webhooks); false leaves events alone.")
+	// Off by default: a webhook on every event creation that no EventRateLimit uses only adds
+	// a call (and, with a hung operator, up to its timeout) to every event write.
+	fs.BoolVar(&e.enabled, "enable-event-rate-limit", false,
+		"Serve the EventRateLimit webhook on event creation (needs --enable-webhooks, and the webhook registered in the ValidatingWebhookConfiguration); false leaves events alone.")
 	fs.StringVar(&e.replicas, "event-rate-limit-replicas", controllers.EventRateLimitDivide,
 		`How replicas share the EventRateLimit limits: "divide" divides qps and burst by the ready replicas of --event-rate-limit-deployment; "perReplica" gives each replica the full limits (cluster-wide up to replicas × qps).`)
 	fs.StringVar(&e.deployment, "event-rate-limit-deployment", "",

@@ -9,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -19,8 +20,9 @@ import (
 const EventsPath = "/validate-events"
 
 // failurePolicy Ignore: events must never block a cluster because the operator is down; the
-// short timeout bounds what a slow operator adds to every event creation.
-// +kubebuilder:webhook:path=/validate-events,mutating=false,failurePolicy=ignore,sideEffects=None,groups="";events.k8s.io,resources=events,verbs=create,versions=v1,name=vevents.flowcontrol.apf-operator.io,admissionReviewVersions=v1,timeoutSeconds=2
+// short timeout (1 s, the minimum) bounds what a slow or hung operator adds to every event
+// creation. The chart and config/default add a namespaceSelector that leaves kube-system out.
+// +kubebuilder:webhook:path=/validate-events,mutating=false,failurePolicy=ignore,sideEffects=None,groups="";events.k8s.io,resources=events,verbs=create,versions=v1,name=vevents.flowcontrol.apf-operator.io,admissionReviewVersions=v1,timeoutSeconds=1
 
 // EventRateLimitHandler admits event creations (core/v1 and events.k8s.io/v1) that fit the
 // enforced EventRateLimit objects and rejects the others with HTTP 429 and Retry-After.
@@ -33,12 +35,16 @@ var _ admission.Handler = &EventRateLimitHandler{}
 
 // Handle decides one event creation. The user comes from the admission request (what
 // kube-apiserver authenticated), never from the event or a header; the event is decoded only
-// when a SourceAndObject limit needs it.
-func (h *EventRateLimitHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create || (req.DryRun != nil && *req.DryRun) {
-		return admission.Allowed("") // a dry run creates no event and takes no token
-	}
+// when a SourceAndObject limit needs it. A review that is not an attributable event creation
+// (not a CREATE of events, a dry run, no namespace or no user: from a caller other than
+// kube-apiserver, or a misregistered webhook) is admitted without charging any bucket.
+func (h *EventRateLimitHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
 	a := eventratelimit.Attributes{Namespace: req.Namespace, User: req.UserInfo.Username}
+	if reason := skipReason(&req, &a); reason != "" {
+		h.Engine.Skip(reason)
+		logf.FromContext(ctx).V(1).Info("Admitted without charging any bucket", "reason", reason)
+		return admission.Allowed("")
+	}
 	if h.Engine.Uses(v1alpha1.EventRateLimitSourceAndObject) {
 		key, err := sourceAndObjectKey(req.Object.Raw)
 		if err != nil {
@@ -53,6 +59,20 @@ func (h *EventRateLimitHandler) Handle(_ context.Context, req admission.Request)
 		return admission.Allowed("")
 	}
 	return tooManyRequests(d)
+}
+
+// skipReason returns why req must charge no bucket, or "" when it is an attributable event
+// creation.
+func skipReason(req *admission.Request, a *eventratelimit.Attributes) eventratelimit.SkipReason {
+	r := req.Resource
+	if req.Operation != admissionv1.Create || r.Resource != "events" || req.SubResource != "" ||
+		(r.Group != "" && r.Group != "events.k8s.io") {
+		return eventratelimit.SkipNotEventCreate
+	}
+	if req.DryRun != nil && *req.DryRun {
+		return eventratelimit.SkipDryRun // a dry run creates no event and takes no token
+	}
+	return a.Unattributed()
 }
 
 // tooManyRequests denies with code 429 and details.retryAfterSeconds, which kube-apiserver

@@ -8,6 +8,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -39,7 +40,7 @@ func BenchmarkEventRateLimitHandle(b *testing.B) {
 			"reason":         "BackOff", "message": "Back-off restarting failed container", "type": "Warning",
 			"source": map[string]any{"component": "kubelet", "host": "node-" + n}, "reportingComponent": "kubelet", "reportingInstance": "node-" + n})
 		reqs[i] = admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Create,
-			Namespace: "ns-" + n, UserInfo: authenticationv1.UserInfo{Username: "system:node:node-" + n},
+			Resource: metav1.GroupVersionResource{Version: "v1", Resource: "events"}, Namespace: "ns-" + n, UserInfo: authenticationv1.UserInfo{Username: "system:node:node-" + n},
 			Object: runtime.RawExtension{Raw: raw}}}
 	}
 	ctx := context.Background()
@@ -49,5 +50,9 @@ func BenchmarkEventRateLimitHandle(b *testing.B) {
 		if !h.Handle(ctx, reqs[i%len(reqs)]).Allowed {
 			b.Fatal("rejected")
 		}
+	}
+	b.StopTimer()
+	if c, _ := engine.Counts("all"); c.Accepted == 0 {
+		b.Fatal("no creation was charged: the benchmark measured the skip path")
 	}
 }

@@ -128,7 +128,7 @@ func createNamespaces(t *testing.T, s *suite, names ...string) {
 	}
 }
 
-// relaxEventsWebhookTimeout raises the generated events webhook's timeoutSeconds (2) to 10 in the
+// relaxEventsWebhookTimeout raises the generated events webhook's timeoutSeconds (1) to 10 in the
 // test cluster: with failurePolicy Ignore, a call that times out on a loaded test machine would
 // admit its event silently and turn an exact count into a flake. Everything else of the
 // generated configuration stays as shipped.

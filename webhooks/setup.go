@@ -70,7 +70,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the EventRateLimit webhook: %w", err)
 	}
 	if opts.EventRateLimit != nil {
-		mgr.GetWebhookServer().Register(EventsPath, &webhook.Admission{Handler: &EventRateLimitHandler{Engine: opts.EventRateLimit}})
+		mgr.GetWebhookServer().Register(EventsPath, &webhook.Admission{
+			Handler: &EventRateLimitHandler{Engine: opts.EventRateLimit}, LogConstructor: requestLogger})
 	}
 	return nil
 }

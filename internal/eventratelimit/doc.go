@@ -25,7 +25,12 @@
 // and burst by the number of replicas, so that the cluster-wide rate stays the configured one
 // while kube-apiserver spreads webhook calls evenly over them.
 //
+// Only requests attributed to a namespace and a user are charged (Attributes.Unattributed): the
+// webhook admits one without either, charges nothing and counts it with Skip (SkipReason), so
+// that a caller other than kube-apiserver cannot drain buckets, nor share one keyed "".
+//
 // Metrics (NewMetrics): apf_operator_event_rate_limit_decisions_total{limit_type, result} counts
 // every bucket's verdict; apf_operator_event_rate_limit_events_total{result} counts the
-// admission decisions. Keys are never labels.
+// admission decisions; apf_operator_event_rate_limit_skipped_total{reason} counts the requests
+// admitted without charge. Keys are never labels.
 package eventratelimit

@@ -43,7 +43,8 @@ func New(clk clock.PassiveClock, metrics *Metrics) *Engine {
 	return e
 }
 
-// Admit charges the buckets of an event creation and decides it.
+// Admit charges the buckets of an event creation and decides it. The caller checks
+// Attributes.Unattributed first: Admit charges whatever keys it is given.
 func (e *Engine) Admit(a *Attributes) Decision {
 	now := e.clock.Now()
 	d := Decision{Allowed: true}

@@ -18,6 +18,7 @@ type Metrics struct {
 	// decisions[type index][0 accepted, 1 rejected]
 	decisions [4][2]prometheus.Counter
 	events    [2]prometheus.Counter
+	skipped   map[SkipReason]prometheus.Counter
 }
 
 // NewMetrics registers the metrics with reg (the manager passes controller-runtime's registry,
@@ -31,7 +32,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		Name: "apf_operator_event_rate_limit_events_total",
 		Help: "Event creations the EventRateLimit webhook admitted (accepted) or rejected with HTTP 429 (rejected).",
 	}, []string{"result"})
-	for _, c := range []prometheus.Collector{decisions, events} {
+	skipped := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "apf_operator_event_rate_limit_skipped_total",
+		Help: "Admission requests on the events webhook admitted without charging any bucket, by reason (NotEventCreate, DryRun, NoNamespace, NoUser).",
+	}, []string{"reason"})
+	for _, c := range []prometheus.Collector{decisions, events, skipped} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -43,7 +48,18 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	m.events[0] = events.WithLabelValues(resultAccepted)
 	m.events[1] = events.WithLabelValues(resultRejected)
+	m.skipped = make(map[SkipReason]prometheus.Counter, len(SkipReasons))
+	for _, r := range SkipReasons {
+		m.skipped[r] = skipped.WithLabelValues(string(r))
+	}
 	return m, nil
+}
+
+// skip counts a request admitted without charge; the map is read-only after NewMetrics.
+func (m *Metrics) skip(reason SkipReason) {
+	if c, ok := m.skipped[reason]; ok {
+		c.Inc()
+	}
 }
 
 // typeIndex is the index of t in v1alpha1.EventRateLimitTypes.

@@ -118,6 +118,7 @@ func testChartAccepted(t *testing.T) {
 	for _, o := range objs {
 		apply(t, ctx, o, true) // server-side dry run first: every object must be accepted
 	}
+	checkChartWebhooks(t, ctx, objs)
 	t.Cleanup(func() { deleteWebhookConfigs(ctx, objs) })
 	for _, o := range objs {
 		apply(t, ctx, o, false)
