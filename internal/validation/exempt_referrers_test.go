@@ -53,8 +53,8 @@ func TestExemptReferrers(t *testing.T) {
 		{name: "the backstop name while it is exempt already", obj: rpObj(BackstopExemptName, exempt),
 			fss: []*v1alpha1.FlowSchema{fsTo("team-a", BackstopExemptName, false)}},
 		{name: "the backstop name while another level 0 exists", obj: rpObj(BackstopExemptName, exempt),
-			rps: []*v1alpha1.RequestPriority{rpObj("top", exempt)},
-			fss: []*v1alpha1.FlowSchema{fsTo("team-a", BackstopExemptName, false)},
+			rps:  []*v1alpha1.RequestPriority{rpObj("top", exempt)},
+			fss:  []*v1alpha1.FlowSchema{fsTo("team-a", BackstopExemptName, false)},
 			want: refused(`FlowSchema "team-a" refer(s) to RequestPriority "system-top"`)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
