@@ -58,4 +58,10 @@ func TestOperatorUser(t *testing.T) {
 	if got := (&managerFlags{namespace: "x"}).operatorUser(); got != "" {
 		t.Fatalf("operatorUser without a service account = %q; want empty", got)
 	}
+	if sa := f.operatorAccount(); sa == nil || sa.Namespace != "apf-system" || sa.Name != "apf-operator" {
+		t.Fatalf("operatorAccount = %+v: the projection's route needs it", sa)
+	}
+	if sa := (&managerFlags{serviceAccount: "x"}).operatorAccount(); sa != nil {
+		t.Fatalf("operatorAccount without a namespace = %+v; want none (no route)", sa)
+	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/webhooks"
 )
 
@@ -148,10 +149,19 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 // operatorUser is the username of the operator's service account, always allowed to manage the
 // exempt level (it creates the default system-top objects).
 func (f *managerFlags) operatorUser() string {
-	if f.namespace == "" || f.serviceAccount == "" {
-		return ""
+	if sa := f.operatorAccount(); sa != nil {
+		return sa.Username()
 	}
-	return "system:serviceaccount:" + f.namespace + ":" + f.serviceAccount
+	return ""
+}
+
+// operatorAccount is the operator's own service account, whose requests the projection routes
+// ahead of the users' schemas; nil when unknown (a local `make run`).
+func (f *managerFlags) operatorAccount() *native.ServiceAccount {
+	if f.namespace == "" || f.serviceAccount == "" {
+		return nil
+	}
+	return &native.ServiceAccount{Namespace: f.namespace, Name: f.serviceAccount}
 }
 
 func runManager(args []string, stderr io.Writer) int {
@@ -225,6 +235,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		Registerer:               metrics.Registry,
 		EventRateLimit:           events,
 		EventRateLimitDeployment: f.eventRateLimitDeployment(events),
+		Operator:                 f.operatorAccount(),
 	}); err != nil {
 		return fmt.Errorf("setting up the reconcilers: %w", err)
 	}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -164,7 +165,10 @@ func (p *projector) delete(ctx context.Context, obj client.Object) error {
 
 // warn records a failed write on the source object, which is how `kubectl describe` shows it.
 func (p *projector) warn(obj client.Object, kind string, err error) {
-	name := obj.GetAnnotations()[flowv1.AnnotationSource][len(kind)+1:]
+	name, ok := strings.CutPrefix(obj.GetAnnotations()[flowv1.AnnotationSource], kind+"/")
+	if !ok {
+		return // the operator's own route: no source object; the error is returned and logged
+	}
 	var source client.Object = &flowv1.FlowSchema{}
 	if kind == native.KindRequestPriority {
 		source = &flowv1.RequestPriority{}

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // The permissions the reconcilers use, and no more: they read both kinds through the cache,
@@ -64,6 +65,9 @@ type Options struct {
 	// EventRateLimitStatusPeriod is how often enforced objects' counts are written; zero means
 	// DefaultEventRateLimitStatusPeriod.
 	EventRateLimitStatusPeriod time.Duration
+	// Operator, when set, is the operator's own service account: with enforcement native its
+	// requests get their own route ahead of every projected schema (native.OperatorRouteName).
+	Operator *native.ServiceAccount
 }
 
 // SetupWithManager registers every reconciler with mgr. The cache indexes of internal/index
@@ -79,6 +83,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the snapshot metrics: %w", err)
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	snaps.operator = opts.Operator
 	fleet, err := newFleetMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the fleet metrics: %w", err)

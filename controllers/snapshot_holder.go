@@ -43,6 +43,8 @@ const (
 type snapshotHolder struct {
 	project bool
 	cache   cache.Cache
+	// operator is the operator's own service account, routed by the projection (nil: none).
+	operator *native.ServiceAccount
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -216,8 +218,10 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	snap := buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now())
+	prev := h.get()
+	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
 	snap.midBurst, snap.listedAt = h.midBurst, start
+	logOperatorRoute(ctx, prev, snap)
 	h.publish(snap)
 	took := time.Since(start)
 	h.duration.Observe(took.Seconds())
@@ -236,7 +240,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
+	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator}, nil
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our

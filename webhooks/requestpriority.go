@@ -13,8 +13,9 @@ import (
 // +kubebuilder:webhook:path=/validate-flowcontrol-apf-operator-io-v1alpha1-requestpriority,mutating=false,failurePolicy=fail,sideEffects=None,groups=flowcontrol.apf-operator.io,resources=requestpriorities,verbs=create;update;delete,versions=v1alpha1,name=vrequestpriority.flowcontrol.apf-operator.io,admissionReviewVersions=v1
 
 // RequestPriorityValidator admits RequestPriority objects: every rule of
-// validation.RequestPriority against the stored objects, and ExemptAccess for level 0 and the
-// reserved names on create, update and delete.
+// validation.RequestPriority against the stored objects, ExemptAccess for level 0 and the
+// reserved names on create, update and delete, and validation.ExemptReferrers (no level 0
+// under a name that FlowSchemas of unchecked authors already refer to).
 type RequestPriorityValidator struct {
 	// Objects are the stored objects (the manager's cache).
 	Objects validation.Objects
@@ -58,8 +59,12 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 	if err != nil {
 		return nil, lookupError(err)
 	}
+	referrers, err := validation.ExemptReferrers(ctx, old, obj, v.Objects)
+	if err != nil {
+		return nil, lookupError(err)
+	}
 	errs = append(append(v.Access.ReservedName(user, operation(old), "RequestPriority", obj.Name),
-		v.Access.RequestPriority(user, old, obj)...), errs...)
+		v.Access.RequestPriority(user, old, obj)...), append(errs, referrers...)...)
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)
 	}

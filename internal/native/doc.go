@@ -80,4 +80,9 @@
 // flowcontrol.apf-operator.io/source=<Kind>/<name>; only such objects are ever updated or
 // deleted. An existing native object with the projected name and without the label is left
 // alone and its source reports NameConflict.
+//
+// One owned native FlowSchema has no API object: the operator's own route, apf.operator
+// (operator_route.go), which takes every request of the operator's service account at
+// precedence MinPrecedence-1 onto a level kube-apiserver already has; its source is
+// "Operator/<namespace>/<name>".
 package native

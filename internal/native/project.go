@@ -21,6 +21,9 @@ type Existing struct {
 	// object is not observed yet (its write is in flight), so that a plan computed before the
 	// previous plan's writes are seen does not move them. Optional.
 	PlannedPrecedences map[string]int32
+	// Operator is the operator's own service account, whose requests the plan routes ahead of
+	// every projected schema (operator_route.go); nil: no route.
+	Operator *ServiceAccount
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -50,6 +53,9 @@ type Plan struct {
 	// RequestPriorities and FlowSchemaResults hold the Result of every API object, by name.
 	RequestPriorities map[string]Result
 	FlowSchemaResults map[string]Result
+	// OperatorRoute says whether the operator's own route (OperatorRouteName) is in the plan,
+	// and why not.
+	OperatorRoute Result
 }
 
 // Project computes the projection of cfg given the native objects that exist. It does not
@@ -79,6 +85,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		pr.projectLevel(p)
 	}
 	pr.projectSchemas(cfg)
+	pr.projectOperatorRoute(existing.Operator, existing.PriorityLevels)
 	pr.findStale()
 	return pr.plan
 }

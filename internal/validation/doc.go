@@ -16,7 +16,9 @@
 //     view): unique priority level, references, and the reverse distinguisher check.
 //
 // Authorization for the exempt level (ExemptAccess) is separate because it depends on who
-// sends the request, which only the webhook knows.
+// sends the request, which only the webhook knows; so is ExemptReferrers (no level 0 under a
+// name that FlowSchemas of unchecked authors already refer to), which depends on the order in
+// which objects reach the cluster.
 //
 // What proves that a conjunction accepts only resource requests (ResourceOnly) follows DESIGN.md
 // decision 4: the attributes apiGroup, resource, subresource, namespace and name are absent for

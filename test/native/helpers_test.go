@@ -36,6 +36,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // waitTimeout bounds every wait for the operator or kube-apiserver; both normally react in
@@ -73,6 +74,11 @@ type operatorConfig struct {
 	resync time.Duration
 	// syncPeriod, when set, is the cache's informer resync period.
 	syncPeriod *time.Duration
+	// serviceAccount, when set, is the operator's service account: its client impersonates it
+	// and the projection routes its requests (operator_route_test.go); unset, it is the admin.
+	serviceAccount *native.ServiceAccount
+	// noRoute keeps the impersonation but gives the projection no service account.
+	noRoute bool
 }
 
 // testOperator is a running operator with enforcement native: a manager without leader
@@ -104,7 +110,7 @@ func (op *testOperator) writesSince(n int64) []string {
 func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 	t.Helper()
 	op := &testOperator{}
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	mgr, err := ctrl.NewManager(operatorRESTConfig(cfg), ctrl.Options{
 		Scheme:                 testScheme,
 		LeaderElection:         false,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -125,6 +131,7 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		ManageDefaults: cfg.manageDefaults,
 		ResyncPeriod:   cfg.resync,
 		Registerer:     prometheus.NewRegistry(),
+		Operator:       cfg.routed(),
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // Exit codes.
@@ -42,6 +43,9 @@ type options struct {
 	output      string
 	attrs       request.Attributes
 	groups      string
+	// operator is the operator's service account, NAMESPACE/NAME (empty: read from the live
+	// cluster's route, or none).
+	operator string
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -67,6 +71,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.attrs.Namespace, "namespace", "", "namespace of a resource request")
 	fs.StringVar(&o.attrs.Name, "name", "", "object name of a resource request")
 	fs.StringVar(&o.attrs.Path, "path", "", "path of a non-resource request, e.g. /healthz (instead of --resource)")
+	fs.StringVar(&o.operator, "operator-service-account", "", "the operator's service account, NAMESPACE/NAME, whose "+
+		"requests its own native route takes (default: read from the live cluster's route; none with -f)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,6 +91,9 @@ func (o *options) complete() error {
 		return errors.New("--path describes a non-resource request: drop --resource, --namespace, --api-group, --subresource and --name")
 	case o.output != "text" && o.output != "json":
 		return fmt.Errorf("-o %q: want text or json", o.output)
+	}
+	if _, err := parseServiceAccount(o.operator); err != nil {
+		return err
 	}
 	o.attrs.ResourceRequest = o.attrs.Path == ""
 	for _, g := range strings.Split(o.groups, ",") {
@@ -110,7 +119,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "apf-operator explain:", err)
 		return ExitError
 	}
-	e := Explain(effective.Compute(rps, fss), &o.attrs)
+	operator, _ := parseServiceAccount(o.operator)
+	if operator == nil && len(o.paths) == 0 {
+		operator = operatorFromCluster(context.Background(), o.kubeconfig, o.kubeContext)
+	}
+	e := ExplainWithOperator(effective.Compute(rps, fss), &o.attrs, operator)
 	if o.output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -161,8 +174,14 @@ type PriorityInfo struct {
 	QueueLengthLimit int32   `json:"queueLengthLimit,omitempty"`
 }
 
-// Explain classifies a against cfg.
+// Explain classifies a against cfg, with no operator route.
 func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
+	return ExplainWithOperator(cfg, a, nil)
+}
+
+// ExplainWithOperator classifies a against cfg; kube-apiserver's answer includes the
+// operator's own route for its service account operator (nil: none).
+func ExplainWithOperator(cfg *effective.Config, a *request.Attributes, operator *native.ServiceAccount) *Explanation {
 	var r classify.Result
 	classify.Compile(cfg).Classify(a, &r)
 	p := r.Schema.Priority
@@ -175,6 +194,6 @@ func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
 		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
 	}
 	e.Hand = apf.Hand(p, r.FlowHash)
-	e.Native = explainNative(cfg, r.Schema, a)
+	e.Native = explainNative(cfg, r.Schema, a, operator)
 	return e
 }

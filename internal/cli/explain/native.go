@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"strings"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -28,9 +29,9 @@ type NativeInfo struct {
 }
 
 // explainNative classifies a the way kube-apiserver would: its own mandatory and suggested
-// schemas plus the projection of cfg.
-func explainNative(cfg *effective.Config, schema *effective.Schema, a *request.Attributes) *NativeInfo {
-	plan := native.Project(cfg, native.Existing{})
+// schemas and levels, plus the projection of cfg and the operator's route (nil: none).
+func explainNative(cfg *effective.Config, schema *effective.Schema, a *request.Attributes, operator *native.ServiceAccount) *NativeInfo {
+	plan := native.Project(cfg, native.Existing{PriorityLevels: bootstrapLevels(), Operator: operator})
 	out := &NativeInfo{Classified: native.Classified(a)}
 	switch res, ok := plan.FlowSchemaResults[schema.Name]; {
 	case schema == cfg.CatchAll || schema == cfg.MastersBackstop:
@@ -56,7 +57,10 @@ func (n *NativeInfo) describe() string {
 		return "serves it unclassified (long-running)"
 	}
 	s := fmt.Sprintf("FlowSchema %s, level %s", n.FlowSchema, n.PriorityLevel)
-	if n.Source != "" {
+	if strings.HasPrefix(n.Source, native.KindOperator+"/") {
+		s += " (the operator's own route for its service account " + strings.TrimPrefix(n.Source, native.KindOperator+"/") +
+			", ahead of every projected schema)"
+	} else if n.Source != "" {
 		s += " (projected from " + n.Source + ")"
 	} else {
 		s += " (kube-apiserver's own schema, ahead of the projection)"
