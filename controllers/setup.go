@@ -44,6 +44,10 @@ const (
 type Options struct {
 	// Enforcement is EnforcementNative or EnforcementNone; empty means EnforcementNative.
 	Enforcement string
+	// NativeMaxSeatLossPercent is the most (0 to 90) that kube-apiserver's own priority levels
+	// may lose of their share of the server to the projected levels (native.Existing); nil
+	// means budget.DefaultMaxLossPercent.
+	NativeMaxSeatLossPercent *int32
 	// ManageDefaults turns the defaults reconciler on. Off, the operator only reports status.
 	ManageDefaults bool
 	// ResyncPeriod is how often the defaults reconciler re-checks the cluster without a
@@ -79,6 +83,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the snapshot metrics: %w", err)
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	snaps.maxSeatLoss = opts.NativeMaxSeatLossPercent
 	fleet, err := newFleetMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the fleet metrics: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // Existing holds the native objects in the cluster, owned by the operator or not.
@@ -21,6 +22,12 @@ type Existing struct {
 	// object is not observed yet (its write is in flight), so that a plan computed before the
 	// previous plan's writes are seen does not move them. Optional.
 	PlannedPrecedences map[string]int32
+	// MaxSeatLossPercent is the most that the native levels the operator does not own may lose
+	// of their share of the server (budget.New); nil means budget.DefaultMaxLossPercent.
+	MaxSeatLossPercent *int32
+	// ServerConcurrencyLimit is kube-apiserver's concurrency limit in seats, 0 when unknown;
+	// when known, the budget also keeps the rounded seats of every level it protects.
+	ServerConcurrencyLimit int64
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -28,13 +35,15 @@ type Result struct {
 	// Projected is true when NativeName carries exactly the object's meaning.
 	Projected bool
 	// Reason is one of flowv1.ReasonProjected, ReasonNotExpressible, ReasonNotInEffect,
-	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted.
+	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted,
+	// ReasonOverBudget.
 	Reason  string
 	Message string
 	// NativeName names the native object (set only when projected).
 	NativeName string
 	// Errors are the field errors behind ReasonNotExpressible, one per field that cannot be
-	// expressed natively (paths from spec); nil for every other reason.
+	// expressed natively (paths from spec), and behind ReasonOverBudget (the shares); nil for
+	// every other reason.
 	Errors field.ErrorList
 }
 
@@ -64,6 +73,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
 		fss:        map[string]*flowcontrolv1.FlowSchema{},
 		planned:    existing.PlannedPrecedences,
+		budget:     shareBudget(existing),
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -87,6 +97,8 @@ type projector struct {
 	plcs       map[string]*flowcontrolv1.PriorityLevelConfiguration
 	fss        map[string]*flowcontrolv1.FlowSchema
 	planned    map[string]int32 // Existing.PlannedPrecedences
+	budget     budget.Budget    // shares the operator's levels may take (budget.go)
+	shares     int64            // shares of the levels admitted so far
 }
 
 func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[string]Result) {
@@ -118,6 +130,10 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	plc, err := priorityLevel(p, name)
 	if err != nil {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
+		return
+	}
+	if res, fits := pr.admit(p); !fits {
+		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
 	pr.levelNames[p] = name
