@@ -45,6 +45,9 @@ type snapshotHolder struct {
 	cache   cache.Cache
 	// maxSeatLoss is native.Existing.MaxSeatLossPercent.
 	maxSeatLoss *int32
+	// seats reads kube-apiserver's native seats every seatsPeriod (nil: not read).
+	seats       *seatReader
+	seatsPeriod time.Duration
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -125,6 +128,7 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 	}
 	log := logf.FromContext(ctx).WithName("snapshot")
 	ctx = logf.IntoContext(ctx, log)
+	h.startSeats(ctx)
 	// Users may be applying objects while the operator starts: the first snapshot is then
 	// mid-burst too.
 	h.midBurst = h.changes.changedWithin(time.Now(), snapshotQuiet)
@@ -219,6 +223,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 		}
 	}
 	snap := buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now())
+	snap.applySeats(h.seats.get())
 	snap.midBurst, snap.listedAt = h.midBurst, start
 	h.publish(snap)
 	took := time.Since(start)
@@ -238,7 +243,11 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, MaxSeatLossPercent: h.maxSeatLoss}, nil
+	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, MaxSeatLossPercent: h.maxSeatLoss}
+	if seats := h.seats.get(); seats != nil {
+		existing.ServerConcurrencyLimit = seats.scl
+	}
+	return existing, nil
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our

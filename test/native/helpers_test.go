@@ -73,6 +73,8 @@ type operatorConfig struct {
 	resync time.Duration
 	// syncPeriod, when set, is the cache's informer resync period.
 	syncPeriod *time.Duration
+	// seatsPeriod is how often the operator reads kube-apiserver's /metrics (0: its default).
+	seatsPeriod time.Duration
 }
 
 // testOperator is a running operator with enforcement native: a manager without leader
@@ -121,10 +123,11 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		t.Fatal(err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Enforcement:    controllers.EnforcementNative,
-		ManageDefaults: cfg.manageDefaults,
-		ResyncPeriod:   cfg.resync,
-		Registerer:     prometheus.NewRegistry(),
+		Enforcement:       controllers.EnforcementNative,
+		ManageDefaults:    cfg.manageDefaults,
+		ResyncPeriod:      cfg.resync,
+		Registerer:        prometheus.NewRegistry(),
+		NativeSeatsPeriod: cfg.seatsPeriod,
 	}); err != nil {
 		t.Fatal(err)
 	}
