@@ -71,7 +71,9 @@ func New(kept []Level, maxLossPercent int32, scl int64) Budget {
 		b.KeptShares += int64(max(l.Shares, 0))
 	}
 	b.MaxShares = ShareRule(b.KeptShares, b.MaxLossPercent)
-	if b.ServerConcurrencyLimit > 0 {
+	if b.KeptShares == 0 { // the kept levels have no seats to lose
+		b.MaxShares = math.MaxInt64
+	} else if b.ServerConcurrencyLimit > 0 {
 		b.MaxShares = b.seatRule(b.MaxShares)
 	}
 	return b

@@ -83,4 +83,8 @@ func TestClusterLevels(t *testing.T) {
 	if e := b.Explain(); !strings.Contains(e, "floor(100×10/90) = 11") {
 		t.Errorf("Explain = %s", e)
 	}
+	// Kept levels of no shares (only exempt) have no seats to lose: no bound.
+	if b := budget.New([]budget.Level{{Name: "exempt"}}, 10, 150); !b.Fits(100000) {
+		t.Errorf("kept levels without shares: max %d shares, want no bound", b.MaxShares)
+	}
 }
