@@ -13,9 +13,12 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // kube-apiserver's metrics of its priority levels that the operator reads.
@@ -150,8 +153,14 @@ func gaugesByLevel(f *dto.MetricFamily) map[string]float64 {
 	return out
 }
 
+// seatsSettle is how long after a snapshot the seats are read again: the native objects it
+// reflects (the projector's writes) take kube-apiserver's configuration controller a moment.
+const seatsSettle = time.Second
+
 // startSeats reads the native seats once, so that the first snapshot has them, then every
-// seatsPeriod in the background, signalling a new snapshot when they change.
+// seatsPeriod and seatsSettle after each snapshot (seatsDue) in the background, signalling a
+// new snapshot when they change. A snapshot computed because the seats changed asks for one
+// more read, which finds them unchanged: the loop ends there.
 func (h *snapshotHolder) startSeats(ctx context.Context) {
 	if h.seats == nil {
 		return
@@ -165,12 +174,29 @@ func (h *snapshotHolder) startSeats(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if h.seats.read(ctx) {
-					h.signal()
+			case <-h.seatsDue:
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(seatsSettle):
 				}
+			}
+			if h.seats.read(ctx) {
+				h.signal()
 			}
 		}
 	}()
+}
+
+// readSeatsSoon asks startSeats' loop for a read seatsSettle from now.
+func (h *snapshotHolder) readSeatsSoon() {
+	if h.seats == nil {
+		return
+	}
+	select {
+	case h.seatsDue <- struct{}{}:
+	default:
+	}
 }
 
 // applySeats sets the native seats of every projected RequestPriority's view; s is not
@@ -187,4 +213,21 @@ func (s *snapshot) applySeats(seats *nativeSeats) {
 			}
 		}
 	}
+}
+
+// levelsChanged reports whether the native levels' shares differ between two snapshots (prev
+// may be nil), which changes kube-apiserver's seats.
+func levelsChanged(prev, cur *snapshot) bool {
+	if prev == nil {
+		return true
+	}
+	return !maps.Equal(levelShares(prev.natives.PriorityLevels), levelShares(cur.natives.PriorityLevels))
+}
+
+func levelShares(plcs []flowcontrolv1.PriorityLevelConfiguration) map[string]int32 {
+	out := make(map[string]int32, len(plcs))
+	for i := range plcs {
+		out[plcs[i].Name] = budget.Shares(&plcs[i])
+	}
+	return out
 }

@@ -48,6 +48,7 @@ type snapshotHolder struct {
 	// seats reads kube-apiserver's native seats every seatsPeriod (nil: not read).
 	seats       *seatReader
 	seatsPeriod time.Duration
+	seatsDue    chan struct{} // capacity 1: readSeatsSoon
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -66,7 +67,8 @@ type snapshotHolder struct {
 }
 
 func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
-	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1),
+		seatsDue: make(chan struct{}, 1)}
 }
 
 // projectionWait is v.projectionWait now, given the projector's progress.
@@ -222,8 +224,12 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	snap := buildSnapshot(rps.Items, fss.Items, natives, h.get(), time.Now())
+	prev := h.get()
+	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
 	snap.applySeats(h.seats.get())
+	if levelsChanged(prev, snap) {
+		h.readSeatsSoon() // kube-apiserver's seats follow its levels
+	}
 	snap.midBurst, snap.listedAt = h.midBurst, start
 	h.publish(snap)
 	took := time.Since(start)

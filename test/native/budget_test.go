@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -52,10 +55,11 @@ func TestShareBudgetKeepsNativeSeats(t *testing.T) {
 	create(t, rp("seats-big", 5000, 27, 16, 4, 50))
 	create(t, rp("seats-small", 6000, 4, 16, 4, 50))
 	create(t, fs("seats-small", 1000, "seats-small", apitest.And(apitest.Equals(flowv1.FieldUser, "seats-user"))))
-	startOperator(t, operatorConfig{seatsPeriod: time.Second})
+	startOperator(t, operatorConfig{seatsPeriod: time.Second, maxSeatLoss: ptr.To[int32](10)})
 	small := waitProjectedRP(t, "seats-small")
 	big := waitRPReason(t, "seats-big", flowv1.ReasonOverBudget)
-	for _, want := range []string{"spec.assuredConcurrencyShares", "leader-election: 6 of 150 seats instead of 7", "at most 4"} {
+	for _, want := range []string{"spec.assuredConcurrencyShares", "leader-election: 6 of 150 seats instead of 7",
+		"floor(245×10/90) = 27 shares together, and with kube-apiserver's 150 seats rounded up per level 4", "at most 4"} {
 		if !strings.Contains(big.message, want) {
 			t.Errorf("seats-big: message lacks %q: %s", want, big.message)
 		}
@@ -102,4 +106,38 @@ func waitRPReason(t testing.TB, name, reason string) projection {
 		return nil
 	})
 	return p
+}
+
+// seatsSettled checks that every projected RequestPriority's status.nativeNominalSeats is its
+// native level's apiserver_flowcontrol_nominal_limit_seats.
+func seatsSettled(rps []flowv1.RequestPriority) error {
+	resp, err := admin.Get(baseURL + "/metrics")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return err
+	}
+	seats := map[string]float64{}
+	for _, m := range families["apiserver_flowcontrol_nominal_limit_seats"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "priority_level" {
+				seats[l.GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	for _, rp := range rps {
+		if rp.Status.NativeName == "" {
+			continue
+		}
+		want, ok := seats[rp.Status.NativeName]
+		if got := rp.Status.NativeNominalSeats; ok && (got == nil || float64(*got) != want) {
+			return fmt.Errorf("RequestPriority %s: status.nativeNominalSeats %v, kube-apiserver's %s has %v", rp.Name,
+				got, rp.Status.NativeName, want)
+		}
+	}
+	return nil
 }

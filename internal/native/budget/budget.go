@@ -152,9 +152,17 @@ func (b Budget) Explain() string {
 	if b.Bootstrap {
 		whose = "kube-apiserver's mandatory and suggested levels"
 	}
-	return fmt.Sprintf("%s hold %d shares; to keep at least %d%% of their share of the server the operator's "+
+	if b.KeptShares == 0 {
+		return whose + " hold no shares, so they have no seats to lose: no bound"
+	}
+	rule := ShareRule(b.KeptShares, b.MaxLossPercent)
+	out := fmt.Sprintf("%s hold %d shares; to keep at least %d%% of their share of the server the operator's "+
 		"levels may hold at most floor(%d×%d/%d) = %d shares together", whose, b.KeptShares, 100-b.MaxLossPercent,
-		b.KeptShares, b.MaxLossPercent, 100-b.MaxLossPercent, b.MaxShares)
+		b.KeptShares, b.MaxLossPercent, 100-b.MaxLossPercent, rule)
+	if b.MaxShares < rule {
+		out += fmt.Sprintf(", and with kube-apiserver's %d seats rounded up per level %d", b.ServerConcurrencyLimit, b.MaxShares)
+	}
+	return out
 }
 
 func percent(n, sum int64) string {

@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -54,6 +55,9 @@ func TestRoundedSeats(t *testing.T) {
 		b := budget.New(nil, 10, c.scl)
 		if b.MaxShares != c.want {
 			t.Errorf("SCL %d: max %d shares, want %d", c.scl, b.MaxShares, c.want)
+		}
+		if e := b.Explain(); c.want < 27 && !strings.Contains(e, fmt.Sprintf("= 27 shares together, and with kube-apiserver's %d seats rounded up per level %d", c.scl, c.want)) {
+			t.Errorf("SCL %d: Explain = %s", c.scl, e)
 		}
 		for _, l := range b.Kept {
 			before := budget.Seats(c.scl, int64(l.Shares), 245)
