@@ -29,6 +29,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 			"> 1.2 x --leader-election-retry-period (2s) > 0"},
 		{[]string{"prune-native", "--help"}, 0, "prune-native"},
 		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
+		{[]string{"manager", "--leader-elect=false", "--native-max-seat-loss-percent=91"}, 2, "--native-max-seat-loss-percent=91: use 0 to 90"},
 		{[]string{"manager", "--leader-elect=false", "--event-rate-limit-replicas=leader"}, 2, `--event-rate-limit-replicas="leader": use "divide" or "perReplica"`},
 	}
 	for _, c := range cases {

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -36,6 +37,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 	"github.com/apf-operator/apf-operator/webhooks"
 )
 
@@ -58,6 +60,7 @@ type managerFlags struct {
 	webhookConfigName  string
 	manageDefaults     bool
 	enforcement        string
+	maxSeatLoss        int
 	defaultsResync     time.Duration
 	exemptGroups       string
 	exemptUsers        string
@@ -105,6 +108,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"Create the default RequestPriority and FlowSchema objects when needed and repair those marked autoupdate-spec=true.")
 	fs.StringVar(&f.enforcement, "enforcement", controllers.EnforcementNative,
 		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
+	fs.IntVar(&f.maxSeatLoss, "native-max-seat-loss-percent", budget.DefaultMaxLossPercent,
+		"With enforcement native, the most (0 to 90) that kube-apiserver's own priority levels may lose of their share of the server to the operator's: RequestPriority shares past that budget are refused by the webhook and not projected (docs/enforcement.md, \"Share budget\").")
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
 		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; system:masters is always allowed.")
@@ -127,6 +132,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
 		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
+	}
+	if f.maxSeatLoss < 0 || f.maxSeatLoss > budget.MaxMaxLossPercent {
+		return nil, fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", f.maxSeatLoss, budget.MaxMaxLossPercent)
 	}
 	if err := f.eventRateLimit.check(); err != nil {
 		return nil, err
@@ -230,6 +238,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		ManageDefaults:           f.manageDefaults,
 		Enforcement:              f.enforcement,
+		NativeMaxSeatLossPercent: ptr.To(int32(f.maxSeatLoss)),
 		ResyncPeriod:             f.defaultsResync,
 		Clock:                    clock.RealClock{},
 		Registerer:               metrics.Registry,
@@ -281,7 +290,8 @@ func addHealthChecks(mgr ctrl.Manager) error {
 // Readiness fails until the webhook server serves.
 func setupWebhooks(mgr ctrl.Manager, f *managerFlags, events *eventratelimit.Engine) error {
 	opts := webhooks.Options{ExemptGroups: splitList(f.exemptGroups), ExemptUsers: splitList(f.exemptUsers),
-		NativeWarnings: f.enforcement == controllers.EnforcementNative, EventRateLimit: events}
+		NativeWarnings: f.enforcement == controllers.EnforcementNative, EventRateLimit: events,
+		NativeShareBudget: f.enforcement == controllers.EnforcementNative, NativeMaxSeatLossPercent: int32(f.maxSeatLoss)}
 	if u := f.operatorUser(); u != "" {
 		opts.ExemptUsers = append(opts.ExemptUsers, u)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -65,9 +66,11 @@ apf_operator_projection_failed_object{kind="RequestPriority",name="a",reason="Na
 // exactly one digest) and drops the series of problems that are gone.
 func TestFleetMetricsFollowTheSnapshot(t *testing.T) {
 	m, reg := newTestFleetMetrics(t)
-	first := buildSnapshot([]flowv1.RequestPriority{*userRP("a", 10), *userRP("dup", 10)}, nil, &native.Existing{}, nil, time.Now())
+	// Two levels of 20 shares: past the default share budget of 27, within that of 90%.
+	natives := &native.Existing{MaxSeatLossPercent: ptr.To[int32](90)}
+	first := buildSnapshot([]flowv1.RequestPriority{*userRP("a", 10), *userRP("dup", 10)}, nil, natives, nil, time.Now())
 	m.record(nil, first)
-	second := buildSnapshot([]flowv1.RequestPriority{*userRP("a", 10), *userRP("c", 30)}, nil, &native.Existing{}, first, time.Now())
+	second := buildSnapshot([]flowv1.RequestPriority{*userRP("a", 10), *userRP("c", 30)}, nil, natives, first, time.Now())
 	m.record(first, second)
 	if first.cfg.Digest() == second.cfg.Digest() {
 		t.Fatal("the test needs two configurations with different digests")

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -45,6 +46,15 @@ const (
 type Options struct {
 	// Enforcement is EnforcementNative or EnforcementNone; empty means EnforcementNative.
 	Enforcement string
+	// NativeMaxSeatLossPercent is the most (0 to 90) that kube-apiserver's own priority levels
+	// may lose of their share of the server to the projected levels (native.Existing); nil
+	// means budget.DefaultMaxLossPercent.
+	NativeMaxSeatLossPercent *int32
+	// NativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics for the nominal
+	// seats of the native levels (RequestPriority status.nativeNominalSeats, and the server
+	// concurrency limit the share budget rounds with); zero means DefaultNativeSeatsPeriod,
+	// negative turns the reading off.
+	NativeSeatsPeriod time.Duration
 	// ManageDefaults turns the defaults reconciler on. Off, the operator only reports status.
 	ManageDefaults bool
 	// ResyncPeriod is how often the defaults reconciler re-checks the cluster without a
@@ -84,6 +94,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
 	snaps.operator = opts.Operator
+	snaps.maxSeatLoss = opts.NativeMaxSeatLossPercent
+	if project && opts.NativeSeatsPeriod >= 0 {
+		if snaps.seats, err = newSeatReader(mgr.GetConfig()); err != nil {
+			return err
+		}
+		snaps.seatsPeriod = cmp.Or(opts.NativeSeatsPeriod, DefaultNativeSeatsPeriod)
+	}
 	fleet, err := newFleetMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the fleet metrics: %w", err)

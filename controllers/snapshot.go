@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -51,11 +52,15 @@ type objectView struct {
 	projection native.Result
 	// pendingSince is when the projection first showed reason Pending for this version.
 	pendingSince time.Time
+	// nativeSeats are the nominal seats of a projected RequestPriority's native level
+	// (kube-apiserver's metrics); nil when unknown.
+	nativeSeats *int32
 }
 
 // sameAs reports whether two views give the same status.
 func (v objectView) sameAs(o objectView) bool {
-	return v.version == o.version && v.status == o.status && equality.Semantic.DeepEqual(v.projection, o.projection)
+	return v.version == o.version && v.status == o.status && equality.Semantic.DeepEqual(v.projection, o.projection) &&
+		ptr.Equal(v.nativeSeats, o.nativeSeats)
 }
 
 // buildSnapshot computes a snapshot; prev (possibly nil) carries the pendingSince of views

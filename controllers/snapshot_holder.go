@@ -45,6 +45,12 @@ type snapshotHolder struct {
 	cache   cache.Cache
 	// operator is the operator's own service account, routed by the projection (nil: none).
 	operator *native.ServiceAccount
+	// maxSeatLoss is native.Existing.MaxSeatLossPercent.
+	maxSeatLoss *int32
+	// seats reads kube-apiserver's native seats every seatsPeriod (nil: not read).
+	seats       *seatReader
+	seatsPeriod time.Duration
+	seatsDue    chan struct{} // capacity 1: readSeatsSoon
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -63,7 +69,8 @@ type snapshotHolder struct {
 }
 
 func newSnapshotHolder(c cache.Cache, project bool, duration prometheus.Histogram) *snapshotHolder {
-	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1)}
+	return &snapshotHolder{project: project, cache: c, duration: duration, changed: make(chan struct{}, 1),
+		seatsDue: make(chan struct{}, 1)}
 }
 
 // projectionWait is v.projectionWait now, given the projector's progress.
@@ -125,6 +132,7 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 	}
 	log := logf.FromContext(ctx).WithName("snapshot")
 	ctx = logf.IntoContext(ctx, log)
+	h.startSeats(ctx)
 	// Users may be applying objects while the operator starts: the first snapshot is then
 	// mid-burst too.
 	h.midBurst = h.changes.changedWithin(time.Now(), snapshotQuiet)
@@ -220,6 +228,10 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	}
 	prev := h.get()
 	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
+	snap.applySeats(h.seats.get())
+	if levelsChanged(prev, snap) {
+		h.readSeatsSoon() // kube-apiserver's seats follow its levels
+	}
 	snap.midBurst, snap.listedAt = h.midBurst, start
 	logOperatorRoute(ctx, prev, snap)
 	h.publish(snap)
@@ -240,7 +252,12 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator}, nil
+	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator,
+		MaxSeatLossPercent: h.maxSeatLoss}
+	if seats := h.seats.get(); seats != nil {
+		existing.ServerConcurrencyLimit = seats.scl
+	}
+	return existing, nil
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our

@@ -23,6 +23,9 @@ type RequestPriorityValidator struct {
 	Access validation.ExemptAccess
 	// NativeWarnings warns about what kube-apiserver could not enforce exactly.
 	NativeWarnings bool
+	// Shares, when set (enforcement native), checks the native share budget
+	// (validation.RequestPriorityShares).
+	Shares ShareTotals
 }
 
 var _ admission.Validator[*v1alpha1.RequestPriority] = &RequestPriorityValidator{}
@@ -65,6 +68,13 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 	}
 	errs = append(append(v.Access.ReservedName(user, operation(old), "RequestPriority", obj.Name),
 		v.Access.RequestPriority(user, old, obj)...), append(errs, referrers...)...)
+	if v.Shares != nil && len(errs) == 0 {
+		b, others, err := v.Shares.Budget(ctx, obj.Name)
+		if err != nil {
+			return nil, lookupError(err)
+		}
+		errs = validation.RequestPriorityShares(old, obj, others, b)
+	}
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)
 	}

@@ -30,6 +30,11 @@ type Options struct {
 	// NativeWarnings adds an admission warning to every object kube-apiserver could not enforce
 	// exactly once projected (enforcement native); the object is admitted all the same.
 	NativeWarnings bool
+	// NativeShareBudget refuses RequestPriority shares past the native share budget
+	// (enforcement native): kube-apiserver's own levels then keep at least
+	// 100 - NativeMaxSeatLossPercent percent of their share of the server.
+	NativeShareBudget        bool
+	NativeMaxSeatLossPercent int32
 	// EventRateLimit, when set, serves the EventRateLimit webhook on EventsPath with this
 	// engine; nil leaves event creation alone.
 	EventRateLimit *eventratelimit.Engine
@@ -53,8 +58,16 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	access := exemptAccess(opts, self)
 	objects := cacheObjects{reader: mgr.GetCache()}
+	rpv := &RequestPriorityValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}
+	if opts.NativeShareBudget {
+		totals, err := newShareTotals(ctx, mgr.GetCache(), opts.NativeMaxSeatLossPercent)
+		if err != nil {
+			return err
+		}
+		rpv.Shares = totals
+	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.RequestPriority{}).
-		WithValidator(&RequestPriorityValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
+		WithValidator(rpv).
 		WithLogConstructor(requestLogger).
 		Complete(); err != nil {
 		return fmt.Errorf("registering the RequestPriority webhook: %w", err)

@@ -123,6 +123,7 @@ func (s *suite) startManager() error {
 	s.eventsClock = clocktesting.NewFakePassiveClock(time.Now())
 	s.events = eventratelimit.New(s.eventsClock, nil)
 	if err := SetupWithManager(mgr, Options{NativeWarnings: true, EventRateLimit: s.events,
+		NativeShareBudget: true, NativeMaxSeatLossPercent: suiteMaxSeatLossPercent,
 		ExemptGroups: []string{"system:masters", suiteExemptGroup}}); err != nil {
 		return err
 	}

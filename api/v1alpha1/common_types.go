@@ -51,6 +51,9 @@ const (
 	// ReasonPrecedenceExhausted: more FlowSchemas are in effect than native matching
 	// precedences are available between kube-apiserver's kept schemas and service-accounts.
 	ReasonPrecedenceExhausted = "PrecedenceExhausted"
+	// ReasonOverBudget: projecting this RequestPriority would take kube-apiserver's own levels
+	// past the share budget (--native-max-seat-loss-percent); levels of higher priority took it.
+	ReasonOverBudget = "OverBudget"
 
 	// ConditionStalled is True, with the reason and message of the condition it reflects, while
 	// the object cannot take effect without a change by the user: Ready is False, or Projected

@@ -121,6 +121,14 @@ type RequestPriorityStatus struct {
 	// operator does not project (enforcement none) or the object is not projected.
 	// +optional
 	NativeName string `json:"nativeName,omitempty"`
+
+	// nativeNominalSeats is the nominal number of execution seats kube-apiserver gives the
+	// native level this object is projected onto (its apiserver_flowcontrol_nominal_limit_seats
+	// metric, read by the operator every 30 seconds; 0 for the exempt level): the real share of
+	// the server, counting kube-apiserver's own levels. Unset when the object is not projected
+	// or the operator cannot read kube-apiserver's /metrics.
+	// +optional
+	NativeNominalSeats *int32 `json:"nativeNominalSeats,omitempty"`
 }
 
 // RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas
@@ -132,6 +140,7 @@ type RequestPriorityStatus struct {
 // +kubebuilder:printcolumn:name="Level",type=integer,JSONPath=`.spec.priorityLevel`
 // +kubebuilder:printcolumn:name="Shares",type=integer,JSONPath=`.spec.assuredConcurrencyShares`
 // +kubebuilder:printcolumn:name="Assured",type=string,JSONPath=`.status.assuredConcurrencyFraction`
+// +kubebuilder:printcolumn:name="Seats",type=integer,JSONPath=`.status.nativeNominalSeats`
 // +kubebuilder:printcolumn:name="Queues",type=integer,JSONPath=`.spec.queuesPerWidth`
 // +kubebuilder:printcolumn:name="Hand",type=integer,JSONPath=`.spec.handSize`
 // +kubebuilder:printcolumn:name="QueueLimit",type=integer,JSONPath=`.spec.queueLengthLimit`

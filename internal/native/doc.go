@@ -56,6 +56,11 @@
 // queuesPerWidth queues. A hand that kube-apiserver's shuffle sharder rejects
 // (ceil(log2(queues) × handSize) > 60) is not expressible.
 //
+// Levels are admitted highest priority first while their shares fit the share budget of
+// package budget (the native levels the operator does not own keep 90% of their share of the
+// server by default, Existing.MaxSeatLossPercent); a level past it reports OverBudget on
+// spec.assuredConcurrencyShares and is not written.
+//
 // # Order
 //
 // FlowSchemas in effect are ordered by (matchingPriority, name) and get distinct matching

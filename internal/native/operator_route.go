@@ -53,7 +53,7 @@ func (pr *projector) projectOperatorRoute(sa *ServiceAccount, levels []flowcontr
 		pr.plan.OperatorRoute = Result{Reason: flowv1.ReasonNotExpressible, Message: msg}
 		return
 	}
-	if res, conflict := pr.conflict(pr.fss[OperatorRouteName], "FlowSchema", OperatorRouteName); conflict {
+	if res, conflict := pr.conflict(pr.fss[OperatorRouteName], "FlowSchema", OperatorRouteName, ""); conflict {
 		pr.plan.OperatorRoute = res
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // Existing holds the native objects in the cluster, owned by the operator or not.
@@ -24,6 +25,12 @@ type Existing struct {
 	// Operator is the operator's own service account, whose requests the plan routes ahead of
 	// every projected schema (operator_route.go); nil: no route.
 	Operator *ServiceAccount
+	// MaxSeatLossPercent is the most that the native levels the operator does not own may lose
+	// of their share of the server (budget.New); nil means budget.DefaultMaxLossPercent.
+	MaxSeatLossPercent *int32
+	// ServerConcurrencyLimit is kube-apiserver's concurrency limit in seats, 0 when unknown;
+	// when known, the budget also keeps the rounded seats of every level it protects.
+	ServerConcurrencyLimit int64
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -31,13 +38,15 @@ type Result struct {
 	// Projected is true when NativeName carries exactly the object's meaning.
 	Projected bool
 	// Reason is one of flowv1.ReasonProjected, ReasonNotExpressible, ReasonNotInEffect,
-	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted.
+	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted,
+	// ReasonOverBudget.
 	Reason  string
 	Message string
 	// NativeName names the native object (set only when projected).
 	NativeName string
 	// Errors are the field errors behind ReasonNotExpressible, one per field that cannot be
-	// expressed natively (paths from spec); nil for every other reason.
+	// expressed natively (paths from spec), and behind ReasonOverBudget (the shares); nil for
+	// every other reason.
 	Errors field.ErrorList
 }
 
@@ -71,6 +80,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		fss:        map[string]*flowcontrolv1.FlowSchema{},
 		planned:    existing.PlannedPrecedences,
 		claims:     map[string]string{},
+		budget:     shareBudget(existing),
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -99,6 +109,8 @@ type projector struct {
 	// claims holds, by "<native kind>/<native name>", the API object that keeps the name when
 	// several map to it.
 	claims map[string]string
+	budget     budget.Budget    // shares the operator's levels may take (budget.go)
+	shares     int64            // shares of the levels admitted so far
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
@@ -154,6 +166,10 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	plc, err := priorityLevel(p, name)
 	if err != nil {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
+		return
+	}
+	if res, fits := pr.admit(p); !fits {
+		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
 	pr.levelNames[p] = name

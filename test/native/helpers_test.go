@@ -2,6 +2,7 @@ package native_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +80,11 @@ type operatorConfig struct {
 	serviceAccount *native.ServiceAccount
 	// noRoute keeps the impersonation but gives the projection no service account.
 	noRoute bool
+	// seatsPeriod is how often the operator reads kube-apiserver's /metrics (0: its default).
+	seatsPeriod time.Duration
+	// maxSeatLoss is --native-max-seat-loss-percent; nil: 90, so that the tests' levels fit the
+	// share budget of this small kube-apiserver (150 seats: 4 shares at the default 10%).
+	maxSeatLoss *int32
 }
 
 // testOperator is a running operator with enforcement native: a manager without leader
@@ -127,11 +133,13 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		t.Fatal(err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Enforcement:    controllers.EnforcementNative,
-		ManageDefaults: cfg.manageDefaults,
-		ResyncPeriod:   cfg.resync,
-		Registerer:     prometheus.NewRegistry(),
-		Operator:       cfg.routed(),
+		Enforcement:              controllers.EnforcementNative,
+		ManageDefaults:           cfg.manageDefaults,
+		ResyncPeriod:             cfg.resync,
+		Registerer:               prometheus.NewRegistry(),
+		Operator:                 cfg.routed(),
+		NativeSeatsPeriod:        cfg.seatsPeriod,
+		NativeMaxSeatLossPercent: cmp.Or(cfg.maxSeatLoss, ptr.To[int32](90)),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +584,8 @@ func diffVersions(before, after map[string]string) string {
 // waitSettled waits until the configuration has settled: every RequestPriority and
 // FlowSchema of ours has a Projected condition of its current generation that is not Pending
 // (the operator has written every native object its plan holds), kube-apiserver has digested
-// every native FlowSchema (its Dangling condition reads Found), and neither our objects nor
+// every native FlowSchema (its Dangling condition reads Found), every projected
+// RequestPriority shows its native level's current seats, and neither our objects nor
 // the native ones change over half a second.
 func waitSettled(t testing.TB) {
 	t.Helper()
@@ -629,7 +638,7 @@ func settledOnce() error {
 			return fmt.Errorf("native FlowSchema %s: kube-apiserver has not digested it yet (Dangling %+v)", n.Name, c)
 		}
 	}
-	return nil
+	return seatsSettled(rps.Items)
 }
 
 func danglingCondition(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaCondition {

@@ -9,6 +9,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // notExpressibleDefaults are the default FlowSchemas the projection cannot express exactly
@@ -112,3 +113,7 @@ func schema(name string, matching int32, level string, d *flowv1.FlowDistinguish
 		MatchingPriority: matching, RequestPriority: flowv1.RequestPriorityReference{Name: level},
 		FlowDistinguisher: d, Match: match}}
 }
+
+// unbounded lets the whole configuration be projected: the comparison is about classification,
+// and its levels hold more shares than the default share budget (27) admits.
+var unbounded = native.Existing{MaxSeatLossPercent: ptr.To[int32](90)}

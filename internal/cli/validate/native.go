@@ -11,10 +11,12 @@ import (
 // nativeFindings projects the objects onto kube-apiserver's native flow control, as the operator
 // would into a cluster holding no native object of its own (native.Project with no existing
 // objects), and reports every object that cannot be projected exactly: ReasonNotExpressible
-// with one finding per field, ReasonPrecedenceExhausted as a finding about the document.
-// Objects that are not in effect are not reported again (validation already reported why), nor
-// FlowSchemas whose RequestPriority is the one not projected.
-func nativeFindings(objs []object) []finding {
+// with one finding per field, ReasonOverBudget on the shares (the levels past the share budget
+// of kube-apiserver's bootstrap levels with maxSeatLoss, lowest priority first),
+// ReasonPrecedenceExhausted as a finding about the document. Objects that are not in effect
+// are not reported again (validation already reported why), nor FlowSchemas whose
+// RequestPriority is the one not projected.
+func nativeFindings(objs []object, maxSeatLoss int32) []finding {
 	first := firstByName(objs)
 	var rps []v1alpha1.RequestPriority
 	var fss []v1alpha1.FlowSchema
@@ -25,7 +27,7 @@ func nativeFindings(objs []object) []finding {
 			fss = append(fss, *o.fs)
 		}
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss})
 	var findings []finding
 	for _, o := range first {
 		if !o.apf() {
@@ -59,7 +61,7 @@ func firstByName(objs []object) []object {
 // resultFindings turns one object's projection Result into findings.
 func resultFindings(o object, kind, name string, res native.Result) []finding {
 	switch res.Reason {
-	case v1alpha1.ReasonNotExpressible:
+	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget:
 		errs := res.Errors
 		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
 			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), "", res.Message)}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // Exit codes of Run.
@@ -37,6 +39,8 @@ type options struct {
 	paths  []string
 	output string
 	target string
+	// maxSeatLoss is --native-max-seat-loss-percent.
+	maxSeatLoss int
 }
 
 // PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain
@@ -71,7 +75,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	checked, objs, skipped := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
 	if opts.target == TargetNative {
-		findings = append(findings, nativeFindings(objs)...)
+		findings = append(findings, nativeFindings(objs, int32(opts.maxSeatLoss))...)
 	}
 	objects := len(objs)
 	sortFindings(findings)
@@ -103,6 +107,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	target := fs.String("target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
 		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
 		"flowcontrol.apiserver.k8s.io/v1 objects)")
+	maxSeatLoss := fs.Int("native-max-seat-loss-percent", budget.DefaultMaxLossPercent, "with --target native, the "+
+		"operator's setting of that name: the RequestPriorities' shares must fit the budget that keeps kube-apiserver's "+
+		"mandatory and suggested levels within this loss (0 to 90)")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return options{}, err
@@ -122,7 +129,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if *target != TargetFilter && *target != TargetNative {
 		return options{}, fmt.Errorf("unsupported --target %q: use %s or %s", *target, TargetFilter, TargetNative)
 	}
-	return options{paths: paths, output: *output, target: *target}, nil
+	if *maxSeatLoss < 0 || *maxSeatLoss > budget.MaxMaxLossPercent {
+		return options{}, fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", *maxSeatLoss, budget.MaxMaxLossPercent)
+	}
+	return options{paths: paths, output: *output, target: *target, maxSeatLoss: *maxSeatLoss}, nil
 }
 
 // usage prints --help: the synopsis, what the command checks and the flags.
@@ -137,7 +147,10 @@ allowed); 1: at least one error; 2: usage error, or the findings could not be wr
 With --target native, every object must also be projected exactly onto kube-apiserver's
 native PriorityLevelConfiguration and FlowSchema objects, as the operator projects them
 into a cluster: each object that cannot be (a test on name, a path equality, a
-transformation, a pattern over user names...) is an error naming the field.
+transformation, a pattern over user names...) is an error naming the field, and the
+RequestPriorities' assuredConcurrencyShares together must fit the share budget that keeps
+kube-apiserver's mandatory and suggested levels within --native-max-seat-loss-percent of
+their share of the server (27 shares at 10%; docs/enforcement.md, "Share budget").
 
 Flags:
 `)

@@ -233,10 +233,11 @@ func writeFile(t *testing.T, path, content string) {
 // TestNativeTargetOnProposal checks that --target native reports, on the proposal's
 // configuration, exactly the FlowSchemas native.Project cannot project, each with its field:
 // system-high (a resource without its subresource, a pattern over user names) and
-// workload-high (a negated pattern over user names).
+// workload-high (a negated pattern over user names). Its four levels of 10 shares are past the
+// default share budget (TestNativeShareBudget), so this test allows a 90% loss.
 func TestNativeTargetOnProposal(t *testing.T) {
 	file := filepath.Join(corpus, "valid", "proposal.yaml")
-	code, out, errOut := run(t, "", "--target", "native", "-f", file)
+	code, out, errOut := run(t, "", "--target", "native", "--native-max-seat-loss-percent", "90", "-f", file)
 	want := []string{
 		file + `:6: spec.match[0].and: Invalid value: "resource": not expressible natively: resource is constrained but subresource is not`,
 		file + `:6: spec.match[2].and[0].patternMatch: Invalid value: "system:controller:.*": not expressible natively`,
@@ -251,16 +252,40 @@ func TestNativeTargetOnProposal(t *testing.T) {
 			t.Errorf("finding %d = %q, want prefix %q", i, lines[i], want[i])
 		}
 	}
-	if got, want := reportedNames(t, file), notProjected(t, file); !slices.Equal(got, want) {
+	if got, want := reportedNames(t, file, 90), notProjected(t, file, 90); !slices.Equal(got, want) {
 		t.Errorf("reported %v, native.Project does not project %v", got, want)
+	}
+}
+
+// TestNativeShareBudget: the proposal's levels hold 40 shares, past the 27 that keep
+// kube-apiserver's bootstrap levels (245 shares) within 10%: its two lowest levels are
+// refused on spec.assuredConcurrencyShares with the arithmetic, as the projector refuses them.
+func TestNativeShareBudget(t *testing.T) {
+	file := filepath.Join(corpus, "valid", "proposal.yaml")
+	code, out, _ := run(t, "", "--target", "native", "-f", file)
+	var budget []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(line, "spec.assuredConcurrencyShares: Invalid value: 10: over the native share budget") &&
+			strings.Contains(line, "floor(245×10/90) = 27") && strings.Contains(line, "already take 20") {
+			budget = append(budget, line)
+		}
+	}
+	if code != ExitError || len(budget) != 2 {
+		t.Fatalf("exit %d, %d share budget findings, want 2:\n%s", code, len(budget), out)
+	}
+	if got, want := reportedNames(t, file, 10), notProjected(t, file, 10); !slices.Equal(got, want) {
+		t.Errorf("reported %v, native.Project does not project %v", got, want)
+	}
+	if code, _, _ := run(t, "", "--target", "native", "--native-max-seat-loss-percent", "91", "-f", file); code != ExitUsage {
+		t.Errorf("--native-max-seat-loss-percent 91: exit %d, want %d", code, ExitUsage)
 	}
 }
 
 // reportedNames runs --target native -o json and returns kind/name of every finding, sorted
 // and without repetition.
-func reportedNames(t *testing.T, file string) []string {
+func reportedNames(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
-	_, out, _ := run(t, "", "--target", "native", "-o", "json", "-f", file)
+	_, out, _ := run(t, "", "--target", "native", "--native-max-seat-loss-percent", fmt.Sprint(maxSeatLoss), "-o", "json", "-f", file)
 	var got struct{ Findings []finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
@@ -274,13 +299,13 @@ func reportedNames(t *testing.T, file string) []string {
 }
 
 // notProjected asks native.Project directly which objects of file are not expressible.
-func notProjected(t *testing.T, file string) []string {
+func notProjected(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
 	rps, fss, err := LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss})
 	var names []string
 	for kind, results := range map[string]map[string]native.Result{
 		"RequestPriority": plan.RequestPriorities, "FlowSchema": plan.FlowSchemaResults} {

@@ -1,0 +1,233 @@
+package controllers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/apf-operator/apf-operator/internal/native/budget"
+)
+
+// kube-apiserver's metrics of its priority levels that the operator reads.
+const (
+	nominalSeatsMetric = "apiserver_flowcontrol_nominal_limit_seats"
+	upperSeatsMetric   = "apiserver_flowcontrol_upper_limit_seats"
+)
+
+// DefaultNativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics for the
+// native nominal seats when Options.NativeSeatsPeriod is zero.
+const DefaultNativeSeatsPeriod = 30 * time.Second
+
+// nativeSeatsTimeout bounds one read of /metrics.
+const nativeSeatsTimeout = 10 * time.Second
+
+// The operator reads kube-apiserver's metrics for the native nominal seats.
+// +kubebuilder:rbac:urls=/metrics,verbs=get
+
+// nativeSeats is what kube-apiserver's metrics tell about its priority levels.
+type nativeSeats struct {
+	// nominal is apiserver_flowcontrol_nominal_limit_seats by priority level.
+	nominal map[string]int32
+	// scl is the server concurrency limit: kube-apiserver sets a level's upper limit to its
+	// nominal seats plus the limit when the level has no borrowing limit, as the exempt level
+	// never has (apf_controller.go finishQueueSetReconfigsLocked); 0 when unknown.
+	scl int64
+}
+
+func (s *nativeSeats) equal(o *nativeSeats) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	return s.scl == o.scl && maps.Equal(s.nominal, o.nominal)
+}
+
+// seatReader reads the native seats from one kube-apiserver's /metrics (behind the Service,
+// any replica: they normally share their flags) through the operator's REST client.
+type seatReader struct {
+	fetch   func(ctx context.Context) ([]byte, error)
+	current atomic.Pointer[nativeSeats]
+	failed  atomic.Bool // a failure was logged: log the next one only after a success
+}
+
+func newSeatReader(cfg *rest.Config) (*seatReader, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("a client for kube-apiserver's /metrics: %w", err)
+	}
+	c := dc.RESTClient()
+	return &seatReader{fetch: func(ctx context.Context) ([]byte, error) {
+		return c.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain").DoRaw(ctx)
+	}}, nil
+}
+
+// get returns the last seats read; nil before the first success.
+func (r *seatReader) get() *nativeSeats {
+	if r == nil {
+		return nil
+	}
+	return r.current.Load()
+}
+
+// read reads /metrics once and reports whether the seats changed. A failure (for example
+// forbidden) is logged once and leaves the last seats in place.
+func (r *seatReader) read(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
+	defer cancel()
+	raw, err := r.fetch(ctx)
+	var seats *nativeSeats
+	if err == nil {
+		seats, err = parseSeats(raw)
+	}
+	if err != nil {
+		if !r.failed.Swap(true) {
+			logf.FromContext(ctx).Info("Cannot read kube-apiserver's native nominal seats from /metrics; "+
+				"status.nativeNominalSeats stays unset", "error", err.Error())
+		}
+		return false
+	}
+	r.failed.Store(false)
+	return !seats.equal(r.current.Swap(seats))
+}
+
+// parseSeats reads the nominal seats of every level and the server concurrency limit from
+// kube-apiserver's metrics (text format). Only the lines of the two metrics are parsed.
+func parseSeats(raw []byte) (*nativeSeats, error) {
+	var kept bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, nominalSeatsMetric) || strings.Contains(line, upperSeatsMetric) {
+			kept.WriteString(line)
+			kept.WriteByte('\n')
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(&kept)
+	if err != nil {
+		return nil, err
+	}
+	nominal, upper := gaugesByLevel(families[nominalSeatsMetric]), gaugesByLevel(families[upperSeatsMetric])
+	if len(nominal) == 0 {
+		return nil, fmt.Errorf("no %s in kube-apiserver's metrics (API Priority and Fairness off?)", nominalSeatsMetric)
+	}
+	out := &nativeSeats{nominal: make(map[string]int32, len(nominal))}
+	for level, v := range nominal {
+		out.nominal[level] = int32(v)
+	}
+	if u, ok := upper["exempt"]; ok {
+		out.scl = max(int64(u-nominal["exempt"]), 0)
+	}
+	return out, nil
+}
+
+// gaugesByLevel maps the priority_level label of a gauge family to its value.
+func gaugesByLevel(f *dto.MetricFamily) map[string]float64 {
+	out := map[string]float64{}
+	if f == nil {
+		return out
+	}
+	for _, m := range f.GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "priority_level" && m.GetGauge() != nil {
+				out[l.GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return out
+}
+
+// seatsSettle is how long after a snapshot the seats are read again: the native objects it
+// reflects (the projector's writes) take kube-apiserver's configuration controller a moment.
+const seatsSettle = time.Second
+
+// startSeats reads the native seats once, so that the first snapshot has them, then every
+// seatsPeriod and seatsSettle after each snapshot (seatsDue) in the background, signalling a
+// new snapshot when they change. A snapshot computed because the seats changed asks for one
+// more read, which finds them unchanged: the loop ends there.
+func (h *snapshotHolder) startSeats(ctx context.Context) {
+	if h.seats == nil {
+		return
+	}
+	h.seats.read(ctx)
+	go func() {
+		tick := time.NewTicker(h.seatsPeriod)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			case <-h.seatsDue:
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(seatsSettle):
+				}
+			}
+			if h.seats.read(ctx) {
+				h.signal()
+			}
+		}
+	}()
+}
+
+// readSeatsSoon asks startSeats' loop for a read seatsSettle from now.
+func (h *snapshotHolder) readSeatsSoon() {
+	if h.seats == nil {
+		return
+	}
+	select {
+	case h.seatsDue <- struct{}{}:
+	default:
+	}
+}
+
+// applySeats sets the native seats of every projected RequestPriority's view; s is not
+// published yet.
+func (s *snapshot) applySeats(seats *nativeSeats) {
+	if seats == nil || s.plan == nil {
+		return
+	}
+	for name, v := range s.rps {
+		if v.projection.Projected {
+			if n, ok := seats.nominal[v.projection.NativeName]; ok {
+				v.nativeSeats = &n
+				s.rps[name] = v
+			}
+		}
+	}
+}
+
+// levelsChanged reports whether the native levels' shares differ between two snapshots (prev
+// may be nil), which changes kube-apiserver's seats.
+func levelsChanged(prev, cur *snapshot) bool {
+	if prev == nil {
+		return true
+	}
+	return !maps.Equal(levelShares(prev.natives.PriorityLevels), levelShares(cur.natives.PriorityLevels))
+}
+
+func levelShares(plcs []flowcontrolv1.PriorityLevelConfiguration) map[string]int32 {
+	out := make(map[string]int32, len(plcs))
+	for i := range plcs {
+		out[plcs[i].Name] = budget.Shares(&plcs[i])
+	}
+	return out
+}
