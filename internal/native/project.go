@@ -21,6 +21,9 @@ type Existing struct {
 	// object is not observed yet (its write is in flight), so that a plan computed before the
 	// previous plan's writes are seen does not move them. Optional.
 	PlannedPrecedences map[string]int32
+	// Unmatched is the operator's choice (--native-unmatched) of what classifies the requests
+	// no projected FlowSchema matches; "" means UnmatchedKubeAPIServer.
+	Unmatched Unmatched
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -60,10 +63,12 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 			RequestPriorities: make(map[string]Result, len(cfg.RequestPriorityStatus)),
 			FlowSchemaResults: make(map[string]Result, len(cfg.FlowSchemaStatus)),
 		},
-		levelNames: map[*effective.Priority]string{},
-		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
-		fss:        map[string]*flowcontrolv1.FlowSchema{},
-		planned:    existing.PlannedPrecedences,
+		levelNames:     map[*effective.Priority]string{},
+		plcs:           map[string]*flowcontrolv1.PriorityLevelConfiguration{},
+		fss:            map[string]*flowcontrolv1.FlowSchema{},
+		planned:        existing.PlannedPrecedences,
+		unmatched:      existing.Unmatched,
+		backstopLevels: map[string]bool{},
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -77,6 +82,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		pr.projectLevel(p)
 	}
 	pr.projectSchemas(cfg)
+	pr.dropUnusedBackstopLevels()
 	pr.findStale()
 	return pr.plan
 }
@@ -87,6 +93,9 @@ type projector struct {
 	plcs       map[string]*flowcontrolv1.PriorityLevelConfiguration
 	fss        map[string]*flowcontrolv1.FlowSchema
 	planned    map[string]int32 // Existing.PlannedPrecedences
+	unmatched  Unmatched
+	// backstopLevels names the native levels projected from backstops.
+	backstopLevels map[string]bool
 }
 
 func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[string]Result) {
@@ -110,6 +119,7 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	name := NativeName(p.Name)
 	if p.Backstop {
 		name = backstopName(p.Name)
+		pr.backstopLevels[name] = true
 	}
 	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name); conflict {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
