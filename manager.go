@@ -35,6 +35,7 @@ import (
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/webhooks"
 )
 
@@ -57,6 +58,7 @@ type managerFlags struct {
 	webhookConfigName  string
 	manageDefaults     bool
 	enforcement        string
+	nativeUnmatched    string
 	defaultsResync     time.Duration
 	exemptGroups       string
 	exemptUsers        string
@@ -102,6 +104,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"Create the default RequestPriority and FlowSchema objects when needed and repair those marked autoupdate-spec=true.")
 	fs.StringVar(&f.enforcement, "enforcement", controllers.EnforcementNative,
 		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
+	fs.StringVar(&f.nativeUnmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
+		`With --enforcement=native, what classifies the requests no projected FlowSchema matches: "kube-apiserver" leaves them to its own service-accounts, global-default and catch-all schemas, as without the operator; "operator" projects the backstop FlowSchema non-top-backstop (precedence 8999) ahead of them.`)
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
 		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; system:masters is always allowed.")
@@ -123,6 +127,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
 		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
+	}
+	if _, err := native.ParseUnmatched(f.nativeUnmatched); err != nil {
+		return nil, fmt.Errorf("--native-unmatched: %w", err)
 	}
 	if err := f.eventRateLimit.check(); err != nil {
 		return nil, err
@@ -214,6 +221,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		ManageDefaults:           f.manageDefaults,
 		Enforcement:              f.enforcement,
+		NativeUnmatched:          native.Unmatched(f.nativeUnmatched),
 		ResyncPeriod:             f.defaultsResync,
 		Clock:                    clock.RealClock{},
 		Registerer:               metrics.Registry,
@@ -231,7 +239,8 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the manager", "leaderElection", f.leaderElect,
-		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults, "enforcement", f.enforcement)
+		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults, "enforcement", f.enforcement,
+		"nativeUnmatched", f.nativeUnmatched)
 	return mgr.Start(ctx)
 }
 

@@ -11,13 +11,15 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // The permissions the reconcilers use, and no more: they read both kinds through the cache,
 // create defaults, repair them with a JSON patch, write status with an update (optimistic
 // concurrency), and record events (the events.k8s.io recorder creates, then patches a series).
-// The operator never deletes.
-// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch
+// The operator deletes only the defaults of the other enforcement mode that it created
+// (retirement, internal/defaults).
+// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities/status;flowschemas/status,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // The projection (enforcement native) reads kube-apiserver's native flowcontrol objects and
@@ -36,7 +38,8 @@ const (
 	// EnforcementNative projects the configuration onto kube-apiserver's own
 	// flowcontrol.apiserver.k8s.io/v1 objects, which it enforces (internal/native).
 	EnforcementNative = "native"
-	// EnforcementNone manages and validates the configuration only.
+	// EnforcementNone manages and validates the configuration only, and deletes the native
+	// objects a native run of the operator left (nativePruner).
 	EnforcementNone = "none"
 )
 
@@ -44,6 +47,9 @@ const (
 type Options struct {
 	// Enforcement is EnforcementNative or EnforcementNone; empty means EnforcementNative.
 	Enforcement string
+	// NativeUnmatched says what classifies the requests no projected FlowSchema matches, with
+	// enforcement native; "" means native.UnmatchedKubeAPIServer.
+	NativeUnmatched native.Unmatched
 	// ManageDefaults turns the defaults reconciler on. Off, the operator only reports status.
 	ManageDefaults bool
 	// ResyncPeriod is how often the defaults reconciler re-checks the cluster without a
@@ -79,6 +85,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the snapshot metrics: %w", err)
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	snaps.unmatched = opts.NativeUnmatched
 	fleet, err := newFleetMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the fleet metrics: %w", err)
@@ -103,6 +110,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := setupProjector(mgr, recorder, snaps, opts); err != nil {
 			return err
 		}
+	} else if err := (&nativePruner{client: mgr.GetClient()}).setup(mgr); err != nil {
+		return fmt.Errorf("setting up the native objects' pruner: %w", err)
 	}
 	if !opts.ManageDefaults {
 		return nil

@@ -43,6 +43,8 @@ const (
 type snapshotHolder struct {
 	project bool
 	cache   cache.Cache
+	// unmatched is the projection's choice for unmatched requests (Options.NativeUnmatched).
+	unmatched native.Unmatched
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -236,7 +238,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 	if err := h.cache.List(ctx, &fss, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
+	return &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Unmatched: h.unmatched}, nil
 }
 
 // watch signals a change on what the snapshot depends on: the spec (generation) of our
