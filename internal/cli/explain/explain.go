@@ -25,6 +25,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // Exit codes.
@@ -42,6 +43,8 @@ type options struct {
 	output      string
 	attrs       request.Attributes
 	groups      string
+	// unmatched is --native-unmatched, for the kube-apiserver line.
+	unmatched string
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -67,6 +70,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.attrs.Namespace, "namespace", "", "namespace of a resource request")
 	fs.StringVar(&o.attrs.Name, "name", "", "object name of a resource request")
 	fs.StringVar(&o.attrs.Path, "path", "", "path of a non-resource request, e.g. /healthz (instead of --resource)")
+	fs.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
+		"the operator's --native-unmatched, for the kube-apiserver line: kube-apiserver (requests no projected FlowSchema matches go to its own schemas) or operator (to the projected backstop)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,6 +90,9 @@ func (o *options) complete() error {
 		return errors.New("--path describes a non-resource request: drop --resource, --namespace, --api-group, --subresource and --name")
 	case o.output != "text" && o.output != "json":
 		return fmt.Errorf("-o %q: want text or json", o.output)
+	}
+	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
+		return fmt.Errorf("--native-unmatched: %w", err)
 	}
 	o.attrs.ResourceRequest = o.attrs.Path == ""
 	for _, g := range strings.Split(o.groups, ",") {
@@ -110,7 +118,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "apf-operator explain:", err)
 		return ExitError
 	}
-	e := Explain(effective.Compute(rps, fss), &o.attrs)
+	e := Explain(effective.Compute(rps, fss), &o.attrs, native.Unmatched(o.unmatched))
 	if o.output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -161,8 +169,9 @@ type PriorityInfo struct {
 	QueueLengthLimit int32   `json:"queueLengthLimit,omitempty"`
 }
 
-// Explain classifies a against cfg.
-func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
+// Explain classifies a against cfg; unmatched is the projection's --native-unmatched choice
+// ("" for the default), for the kube-apiserver part.
+func Explain(cfg *effective.Config, a *request.Attributes, unmatched native.Unmatched) *Explanation {
 	var r classify.Result
 	classify.Compile(cfg).Classify(a, &r)
 	p := r.Schema.Priority
@@ -175,6 +184,6 @@ func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
 		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
 	}
 	e.Hand = apf.Hand(p, r.FlowHash)
-	e.Native = explainNative(cfg, r.Schema, a)
+	e.Native = explainNative(cfg, r.Schema, a, unmatched)
 	return e
 }

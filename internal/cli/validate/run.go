@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // Exit codes of Run.
@@ -30,13 +32,15 @@ const (
 )
 
 // usageLine is the synopsis printed with usage errors and --help.
-const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native]\n"
+const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native] [--native-unmatched kube-apiserver|operator]\n"
 
 // options are the parsed command line.
 type options struct {
 	paths  []string
 	output string
 	target string
+	// unmatched is --native-unmatched: the projection's choice for unmatched requests.
+	unmatched native.Unmatched
 }
 
 // PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain
@@ -71,7 +75,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	checked, objs, skipped := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
 	if opts.target == TargetNative {
-		findings = append(findings, nativeFindings(objs)...)
+		findings = append(findings, nativeFindings(objs, opts.unmatched)...)
 	}
 	objects := len(objs)
 	sortFindings(findings)
@@ -103,6 +107,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	target := fs.String("target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
 		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
 		"flowcontrol.apiserver.k8s.io/v1 objects)")
+	unmatched := fs.String("native-unmatched", string(native.UnmatchedKubeAPIServer), "with --target native, the "+
+		"operator's --native-unmatched: kube-apiserver (requests no projected FlowSchema matches are left to its own "+
+		"schemas) or operator (the backstop is projected too, so its level is checked as well)")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return options{}, err
@@ -122,7 +129,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if *target != TargetFilter && *target != TargetNative {
 		return options{}, fmt.Errorf("unsupported --target %q: use %s or %s", *target, TargetFilter, TargetNative)
 	}
-	return options{paths: paths, output: *output, target: *target}, nil
+	u, err := native.ParseUnmatched(*unmatched)
+	if err != nil {
+		return options{}, fmt.Errorf("--native-unmatched: %w", err)
+	}
+	return options{paths: paths, output: *output, target: *target, unmatched: u}, nil
 }
 
 // usage prints --help: the synopsis, what the command checks and the flags.
