@@ -44,7 +44,7 @@ var knownDifferences = []knownDifference{
 // each is classified exactly as documented there.
 func TestSideBySideKnownDifferences(t *testing.T) {
 	rps, fss := configuration()
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{Unmatched: native.UnmatchedOperator})
 	corpus := make([]call, len(knownDifferences))
 	for i, d := range knownDifferences {
 		corpus[i] = d.call

@@ -40,7 +40,7 @@ func (o outcome) String() string {
 func TestSideBySide(t *testing.T) {
 	rps, fss := configuration()
 	cfg := effective.Compute(rps, fss)
-	plan := native.Project(cfg, native.Existing{})
+	plan := native.Project(cfg, native.Existing{Unmatched: native.UnmatchedOperator})
 	requireProjected(t, plan, rps, fss)
 
 	res := runSideBySide(t, rps, fss, plan, newGenerator(corpusSeed).corpus(corpusSize))
@@ -56,7 +56,7 @@ func TestSideBySide(t *testing.T) {
 // corpus's get requests of trent must be reported, as t-trent against t-trent-get.
 func TestSideBySideReportsDisagreement(t *testing.T) {
 	rps, fss := configuration()
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{Unmatched: native.UnmatchedOperator})
 	reordered := slices.Clone(fss)
 	i := slices.IndexFunc(reordered, func(fs flowv1.FlowSchema) bool { return fs.Name == "t-trent" })
 	reordered[i].Spec.MatchingPriority = 2450 // t-trent-get has 2500
