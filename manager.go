@@ -61,6 +61,7 @@ type managerFlags struct {
 	manageDefaults     bool
 	enforcement        string
 	maxSeatLoss        int
+	nativeUnmatched    string
 	defaultsResync     time.Duration
 	exemptGroups       string
 	exemptUsers        string
@@ -110,6 +111,8 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
 	fs.IntVar(&f.maxSeatLoss, "native-max-seat-loss-percent", budget.DefaultMaxLossPercent,
 		"With enforcement native, the most (0 to 90) that kube-apiserver's own priority levels may lose of their share of the server to the operator's: RequestPriority shares past that budget are refused by the webhook and not projected (docs/enforcement.md, \"Share budget\").")
+	fs.StringVar(&f.nativeUnmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
+		`With --enforcement=native, what classifies the requests no projected FlowSchema matches: "kube-apiserver" leaves them to its own service-accounts, global-default and catch-all schemas, as without the operator; "operator" projects the backstop FlowSchema non-top-backstop (precedence 8999) ahead of them.`)
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
 		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; system:masters is always allowed.")
@@ -135,6 +138,9 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 	}
 	if f.maxSeatLoss < 0 || f.maxSeatLoss > budget.MaxMaxLossPercent {
 		return nil, fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", f.maxSeatLoss, budget.MaxMaxLossPercent)
+	}
+	if _, err := native.ParseUnmatched(f.nativeUnmatched); err != nil {
+		return nil, fmt.Errorf("--native-unmatched: %w", err)
 	}
 	if err := f.eventRateLimit.check(); err != nil {
 		return nil, err
@@ -239,6 +245,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		ManageDefaults:           f.manageDefaults,
 		Enforcement:              f.enforcement,
 		NativeMaxSeatLossPercent: ptr.To(int32(f.maxSeatLoss)),
+		NativeUnmatched:          native.Unmatched(f.nativeUnmatched),
 		ResyncPeriod:             f.defaultsResync,
 		Clock:                    clock.RealClock{},
 		Registerer:               metrics.Registry,
@@ -257,7 +264,8 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		}
 	}
 	ctrl.Log.WithName("setup").Info("Starting the manager", "leaderElection", f.leaderElect,
-		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults, "enforcement", f.enforcement)
+		"webhooks", f.enableWebhooks, "manageDefaults", f.manageDefaults, "enforcement", f.enforcement,
+		"nativeUnmatched", f.nativeUnmatched)
 	return mgr.Start(ctx)
 }
 

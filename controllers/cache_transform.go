@@ -35,16 +35,6 @@ func CacheTransform(obj any) (any, error) {
 	return obj, nil
 }
 
-// defaultRequestPriorities and defaultFlowSchemas are the names of the defaults.
-var defaultRequestPriorities, defaultFlowSchemas = namesOfDefaults()
-
-func namesOfDefaults() (rps, fss map[string]bool) {
-	rps, fss = map[string]bool{}, map[string]bool{}
-	for _, rp := range defaults.RequestPriorities() {
-		rps[rp.Name] = true
-	}
-	for _, fs := range defaults.FlowSchemas() {
-		fss[fs.Name] = true
-	}
-	return rps, fss
-}
+// defaultRequestPriorities and defaultFlowSchemas are the names of the defaults of either
+// enforcement mode.
+var defaultRequestPriorities, defaultFlowSchemas = defaults.Names()[kindRequestPriority], defaults.Names()[kindFlowSchema]

@@ -25,12 +25,15 @@ import (
 // the decision is always taken over the whole cluster.
 var defaultsKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "apf-defaults"}}
 
-// defaultsReconciler keeps the default objects present and repaired.
+// defaultsReconciler keeps the default objects of its enforcement mode present and repaired,
+// and retires those of the other mode that it created.
 type defaultsReconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
-	metrics  *defaultsMetrics
-	resync   time.Duration
+	// set is the defaults of the operator's enforcement mode.
+	set     defaults.Set
+	metrics *defaultsMetrics
+	resync  time.Duration
 	// pending holds the writes the cache has not shown yet; blocked the blocked objects already
 	// reported, by kind/name. Both are touched by one worker only, pending also by event
 	// handlers.
@@ -39,7 +42,7 @@ type defaultsReconciler struct {
 }
 
 func newDefaultsReconciler(c client.Client, rec events.EventRecorder, m *defaultsMetrics, opts Options) *defaultsReconciler {
-	return &defaultsReconciler{client: c, recorder: rec, metrics: m, resync: opts.ResyncPeriod,
+	return &defaultsReconciler{client: c, recorder: rec, set: defaults.For(opts.Enforcement), metrics: m, resync: opts.ResyncPeriod,
 		pending: newExpectations(expectationTimeout, opts.Clock), blocked: map[string]string{}}
 }
 
@@ -83,9 +86,12 @@ func (r *defaultsReconciler) Reconcile(ctx context.Context, _ reconcile.Request)
 	if err := r.client.List(ctx, &fss); err != nil {
 		return ctrl.Result{}, err
 	}
-	actions := defaults.Plan(rps.Items, fss.Items)
+	actions := r.set.Plan(rps.Items, fss.Items)
 	r.reportBlocked(actions.Blocked, rps.Items, fss.Items)
 	if err := r.apply(ctx, actions); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.retire(ctx, actions); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.resync}, nil

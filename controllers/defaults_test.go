@@ -21,8 +21,10 @@ import (
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
+// manageDefaults runs the defaults reconciler with enforcement none, whose defaults are the
+// proposal's five and five (defaults_native_test.go covers enforcement native's).
 func manageDefaults() operatorConfig {
-	return operatorConfig{options: Options{ManageDefaults: true, Clock: realClock}}
+	return operatorConfig{options: Options{Enforcement: EnforcementNone, ManageDefaults: true, Clock: realClock}}
 }
 
 // counter returns the value of a defaults metric for a kind (0 when never counted).
@@ -57,7 +59,8 @@ func wantCounter(t testing.TB, reg *prometheus.Registry, name, kind string, want
 func TestEmptyClusterGetsReadyDefaults(t *testing.T) {
 	resetCluster(t)
 	stamp := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	op := startOperator(t, operatorConfig{options: Options{ManageDefaults: true, Clock: testingclock.NewFakePassiveClock(stamp)}})
+	op := startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNone, ManageDefaults: true,
+		Clock: testingclock.NewFakePassiveClock(stamp)}})
 	waitAllReady(t, defaultNames, defaultNames)
 
 	for _, name := range defaultNames {

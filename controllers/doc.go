@@ -1,7 +1,9 @@
 // Package controllers holds the operator's reconcilers:
 //
 //   - the defaults reconciler (defaults_controller.go) keeps the default RequestPriority and
-//     FlowSchema objects present and repaired, as internal/defaults.Plan decides. It is
+//     FlowSchema objects of its enforcement mode (internal/defaults.For) present and repaired,
+//     and retires (deletes, Event Retired) those of the other mode that it created, as
+//     internal/defaults.Set.Plan decides (defaults_retire.go). It is
 //     level-triggered: every change of either kind, and a periodic resync, enqueue one fixed
 //     request, so a burst of changes costs one pass over the cache. It waits for the cache to
 //     show its own writes before deciding again (defaults_expectations.go), and repairs with a
@@ -17,7 +19,10 @@
 //     effective configuration: server-side apply of what differs (field manager apf-operator),
 //     deletion of owned objects whose source is gone, never a write to an object it does not
 //     own. Like the defaults reconciler it handles one fixed request and waits for the cache to
-//     show its writes.
+//     show its writes. Options.NativeUnmatched (--native-unmatched) says whether the backstop
+//     FlowSchema is projected.
+//   - the native pruner (projection_prune.go), with enforcement none, deletes the native
+//     objects the operator owns, left by a run with enforcement native.
 //
 // The three share one snapshot (snapshot.go, snapshot_holder.go): the effective configuration,
 // its projection and every object's view (what its status is computed from) are computed once
@@ -34,9 +39,9 @@
 //   - apf_operator_defaults_created_total{kind}: default objects created.
 //   - apf_operator_defaults_repaired_total{kind}: default objects whose drifted spec was
 //     restored.
-//   - apf_operator_defaults_conflicts_total{kind}: creations or repairs that lost a race with
-//     another writer: a creation refused with AlreadyExists, or a repair refused because the
-//     object changed after the decision; the change triggers a new decision.
+//   - apf_operator_defaults_conflicts_total{kind}: creations, repairs or retirements that lost a
+//     race with another writer: a creation refused with AlreadyExists, or a repair or deletion
+//     refused because the object changed after the decision; the change triggers a new decision.
 //   - apf_operator_defaults_taken_over_total{kind}: default objects handed over to the user
 //     because an applied manifest set their spec (annotation autoupdate-spec set to "false").
 //   - apf_operator_projection_objects{kind,state}: objects by projection state.

@@ -28,11 +28,11 @@ func idleWindow(t *testing.T) time.Duration {
 func TestIdleClusterSeesNoWrites(t *testing.T) {
 	resetCluster(t)
 	informerResync := 2 * time.Second
-	cfg := manageDefaults()
+	cfg := nativeDefaults() // the chart's settings: native defaults, projected
 	cfg.options.ResyncPeriod = time.Second
 	cfg.syncPeriod = &informerResync
 	op := startOperator(t, cfg)
-	waitAllReady(t, defaultNames, defaultNames)
+	waitAllReady(t, []string{"system-top"}, []string{"system-top"})
 
 	window := idleWindow(t)
 	writes, versions := op.writes.Load(), resourceVersions(t)

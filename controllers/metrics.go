@@ -27,7 +27,7 @@ func newDefaultsMetrics(reg prometheus.Registerer) (*defaultsMetrics, error) {
 		}, []string{"kind"}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apf_operator_defaults_conflicts_total",
-			Help: "Creations or repairs of default objects that lost a race with another writer, by kind.",
+			Help: "Creations, repairs or retirements of default objects that lost a race with another writer, by kind.",
 		}, []string{"kind"}),
 		takenOver: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apf_operator_defaults_taken_over_total",

@@ -49,12 +49,23 @@ func TestRunsWithGeneratedRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Enforcement none: create and repair the proposal's defaults.
 	resetCluster(t)
-	startOperator(t, operatorConfig{options: Options{ManageDefaults: true, Clock: realClock}, config: identity.Config()})
+	stop := startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNone, ManageDefaults: true, Clock: realClock},
+		config: identity.Config()}).stop
 	waitAllReady(t, defaultNames, defaultNames)
 	waitEvent(t, "RequestPriority", "system-top", "Created")
 	updateRP(t, "system-high", func(rp *flowv1.RequestPriority) { rp.Spec.HandSize = ptr.To[int32](2) })
 	updateFS(t, "system-high", func(fs *flowv1.FlowSchema) { fs.Spec.MatchingPriority = 3 })
 	waitEvent(t, "RequestPriority", "system-high", "Repaired")
 	waitEvent(t, "FlowSchema", "system-high", "Repaired")
+	stop()
+
+	// Enforcement native: retire them (delete), project system-top (native objects).
+	startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNative, ManageDefaults: true, Clock: realClock},
+		config: identity.Config()})
+	waitEvent(t, "RequestPriority", "system-high", "Retired")
+	waitAllReady(t, []string{"system-top"}, []string{"system-top"})
+	fs := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "system-top"}}
+	waitProjected(t, fs, func() []metav1.Condition { return fs.Status.Conditions })
 }

@@ -18,8 +18,9 @@ import (
 // The permissions the reconcilers use, and no more: they read both kinds through the cache,
 // create defaults, repair them with a JSON patch, write status with an update (optimistic
 // concurrency), and record events (the events.k8s.io recorder creates, then patches a series).
-// The operator never deletes.
-// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch
+// The operator deletes only the defaults of the other enforcement mode that it created
+// (retirement, internal/defaults).
+// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities/status;flowschemas/status,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // The projection (enforcement native) reads kube-apiserver's native flowcontrol objects and
@@ -38,7 +39,8 @@ const (
 	// EnforcementNative projects the configuration onto kube-apiserver's own
 	// flowcontrol.apiserver.k8s.io/v1 objects, which it enforces (internal/native).
 	EnforcementNative = "native"
-	// EnforcementNone manages and validates the configuration only.
+	// EnforcementNone manages and validates the configuration only, and deletes the native
+	// objects a native run of the operator left (nativePruner).
 	EnforcementNone = "none"
 )
 
@@ -55,6 +57,9 @@ type Options struct {
 	// concurrency limit the share budget rounds with); zero means DefaultNativeSeatsPeriod,
 	// negative turns the reading off.
 	NativeSeatsPeriod time.Duration
+	// NativeUnmatched says what classifies the requests no projected FlowSchema matches, with
+	// enforcement native; "" means native.UnmatchedKubeAPIServer.
+	NativeUnmatched native.Unmatched
 	// ManageDefaults turns the defaults reconciler on. Off, the operator only reports status.
 	ManageDefaults bool
 	// ResyncPeriod is how often the defaults reconciler re-checks the cluster without a
@@ -101,6 +106,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		snaps.seatsPeriod = cmp.Or(opts.NativeSeatsPeriod, DefaultNativeSeatsPeriod)
 	}
+	snaps.unmatched = opts.NativeUnmatched
 	fleet, err := newFleetMetrics(opts.Registerer)
 	if err != nil {
 		return fmt.Errorf("registering the fleet metrics: %w", err)
@@ -125,6 +131,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err := setupProjector(mgr, recorder, snaps, opts); err != nil {
 			return err
 		}
+	} else if err := (&nativePruner{client: mgr.GetClient()}).setup(mgr); err != nil {
+		return fmt.Errorf("setting up the native objects' pruner: %w", err)
 	}
 	if !opts.ManageDefaults {
 		return nil

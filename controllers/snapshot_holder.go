@@ -51,6 +51,8 @@ type snapshotHolder struct {
 	seats       *seatReader
 	seatsPeriod time.Duration
 	seatsDue    chan struct{} // capacity 1: readSeatsSoon
+	// unmatched is the projection's choice for unmatched requests (Options.NativeUnmatched).
+	unmatched native.Unmatched
 
 	current  atomic.Pointer[snapshot]
 	changed  chan struct{} // capacity 1: changes not yet computed
@@ -253,7 +255,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 		return nil, err
 	}
 	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator,
-		MaxSeatLossPercent: h.maxSeatLoss}
+		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched}
 	if seats := h.seats.get(); seats != nil {
 		existing.ServerConcurrencyLimit = seats.scl
 	}

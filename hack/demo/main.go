@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -81,8 +83,10 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 	if err != nil {
 		return err
 	}
-	step("3/6 The operator creates the default configuration")
-	if err := waitReady(ctx, k8s, op, 5, 5); err != nil {
+	step("3/6 The operator creates the default configuration, system-top only, and projects it")
+	fmt.Println("With enforcement native the defaults send system:masters to kube-apiserver's exempt level and")
+	fmt.Println("leave every other request to kube-apiserver's own levels (docs/enforcement.md):")
+	if err := waitReady(ctx, k8s, op, 1, 1); err != nil {
 		return err
 	}
 	if err := kubectl(ctx, cluster, "get", "apf"); err != nil {
@@ -98,7 +102,7 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 	if err := kubectl(ctx, cluster, "apply", "--server-side", "-k", filepath.Join(envtestutil.RepoRoot(), "config", "samples")); err != nil {
 		return err
 	}
-	if err := waitReady(ctx, k8s, op, 6, 6); err != nil {
+	if err := waitReady(ctx, k8s, op, 2, 2); err != nil {
 		return err
 	}
 	if err := kubectl(ctx, cluster, "get", "requestpriorities.flowcontrol.apf-operator.io"); err != nil {
@@ -151,7 +155,7 @@ func kubectl(ctx context.Context, cluster *harness.Cluster, args ...string) erro
 }
 
 // waitReady waits until at least the given numbers of RequestPriority and FlowSchema objects
-// exist and all report Ready=True.
+// exist and all report Ready=True and Projected=True.
 func waitReady(ctx context.Context, k8s client.Client, op *harness.Operator, rps, fss int) error {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -174,13 +178,14 @@ func waitReady(ctx context.Context, k8s client.Client, op *harness.Operator, rps
 }
 
 func allReady(ctx context.Context, k8s client.Client, wantRPs, wantFSs int) (bool, error) {
-	ready, err := harness.ReadyObjects(ctx, k8s)
+	objs, err := harness.Objects(ctx, k8s)
 	if err != nil {
 		return false, err
 	}
 	rps, fss := 0, 0
-	for key, ok := range ready {
-		if !ok {
+	for key, o := range objs {
+		if !meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady) ||
+			!meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionProjected) {
 			return false, nil
 		}
 		if strings.HasPrefix(key, "rp/") {

@@ -7,7 +7,10 @@ import (
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
-// The default objects are those of the proposal's "Example Configuration", with its
+// There are two sets of defaults (Set): the proposal's, for enforcement none and the
+// in-process filter, and the native set, for enforcement native.
+//
+// The proposal's set holds the objects of its "Example Configuration", with its
 // contradictions resolved as DESIGN.md "Where the proposal contradicts itself" decides:
 //   - FlowSchema workload-low refers to RequestPriority workload-low (decision 1);
 //   - FlowSchema system-low has no flow distinguisher, because its RequestPriority has one
@@ -18,15 +21,49 @@ import (
 //     same contradiction as workload-high and gets the same fix; the non-resource requests it
 //     no longer matches go to backstop non-top-backstop, which sits at the same (lowest) level.
 //
+// The native set holds only system-top (the RequestPriority at level 0, projected onto
+// kube-apiserver's mandatory exempt level, and the FlowSchema sending system:masters to it):
+// every other traffic class stays with kube-apiserver's own suggested schemas and levels, so
+// installing the operator changes no class's level or seats (DESIGN.md "Defaults", turn 3;
+// docs/enforcement.md "Defaults"). The proposal's other levels would take seats from
+// kube-apiserver's (10 shares each against its 245) and two of them cannot be projected.
+//
 // Everything below is data: no function here makes a decision.
 
-// requestPrioritySpecs are the default RequestPriority objects by name, logically highest first.
-var requestPrioritySpecs = []struct {
+// rpDecl and fsDecl declare one default object.
+type rpDecl struct {
 	name string
 	spec v1alpha1.RequestPrioritySpec
-}{
+}
+
+type fsDecl struct {
+	name string
+	spec v1alpha1.FlowSchemaSpec
+}
+
+// systemTopRP and systemTopFS are the defaults both sets hold.
+var (
 	// For requests from admins and requests in service of other, potentially system, requests.
-	{"system-top", v1alpha1.RequestPrioritySpec{PriorityLevel: 0}},
+	systemTopRP = rpDecl{"system-top", v1alpha1.RequestPrioritySpec{PriorityLevel: 0}}
+	systemTopFS = fsDecl{"system-top", v1alpha1.FlowSchemaSpec{
+		MatchingPriority: 500,
+		RequestPriority:  v1alpha1.RequestPriorityReference{Name: "system-top"},
+		Match: []v1alpha1.Conjunction{
+			and(superSet(v1alpha1.FieldGroups, "system:masters")), // requests by admins
+		},
+	}}
+)
+
+// nativeRequestPriorities and nativeFlowSchemas are the native set.
+var (
+	nativeRequestPriorities = []rpDecl{systemTopRP}
+	nativeFlowSchemas       = []fsDecl{systemTopFS}
+)
+
+// requestPrioritySpecs are the proposal's default RequestPriority objects by name, logically
+// highest first.
+var requestPrioritySpecs = []rpDecl{
+	systemTopRP,
 	// For system self-maintenance requests.
 	{"system-high", queued(1000, 10, 128, 6, 100)},
 	// For the garbage collector.
@@ -39,18 +76,10 @@ var requestPrioritySpecs = []struct {
 	{"workload-low", queued(10000, 10, 128, 6, 100)},
 }
 
-// flowSchemaSpecs are the default FlowSchema objects by name, best matching priority first.
-var flowSchemaSpecs = []struct {
-	name string
-	spec v1alpha1.FlowSchemaSpec
-}{
-	{"system-top", v1alpha1.FlowSchemaSpec{
-		MatchingPriority: 500,
-		RequestPriority:  v1alpha1.RequestPriorityReference{Name: "system-top"},
-		Match: []v1alpha1.Conjunction{
-			and(superSet(v1alpha1.FieldGroups, "system:masters")), // requests by admins
-		},
-	}},
+// flowSchemaSpecs are the proposal's default FlowSchema objects by name, best matching
+// priority first.
+var flowSchemaSpecs = []fsDecl{
+	systemTopFS,
 	{"system-high", v1alpha1.FlowSchemaSpec{
 		MatchingPriority:  100500,
 		RequestPriority:   v1alpha1.RequestPriorityReference{Name: "system-high"},
@@ -95,29 +124,13 @@ var flowSchemaSpecs = []struct {
 	}},
 }
 
-// RequestPriorities returns fresh copies of the default RequestPriority objects, labeled as
-// managed by the operator and annotated for automatic spec updates.
-func RequestPriorities() []v1alpha1.RequestPriority {
-	out := make([]v1alpha1.RequestPriority, 0, len(requestPrioritySpecs))
-	for _, d := range requestPrioritySpecs {
-		rp := v1alpha1.RequestPriority{ObjectMeta: managedMeta(d.name), Spec: *d.spec.DeepCopy()}
-		rp.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("RequestPriority"))
-		out = append(out, rp)
-	}
-	return out
-}
+// RequestPriorities returns fresh copies of the proposal's default RequestPriority objects
+// (Proposal().RequestPriorities()).
+func RequestPriorities() []v1alpha1.RequestPriority { return Proposal().RequestPriorities() }
 
-// FlowSchemas returns fresh copies of the default FlowSchema objects, labeled as managed by
-// the operator and annotated for automatic spec updates.
-func FlowSchemas() []v1alpha1.FlowSchema {
-	out := make([]v1alpha1.FlowSchema, 0, len(flowSchemaSpecs))
-	for _, d := range flowSchemaSpecs {
-		fs := v1alpha1.FlowSchema{ObjectMeta: managedMeta(d.name), Spec: *d.spec.DeepCopy()}
-		fs.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("FlowSchema"))
-		out = append(out, fs)
-	}
-	return out
-}
+// FlowSchemas returns fresh copies of the proposal's default FlowSchema objects
+// (Proposal().FlowSchemas()).
+func FlowSchemas() []v1alpha1.FlowSchema { return Proposal().FlowSchemas() }
 
 func managedMeta(name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{

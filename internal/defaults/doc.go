@@ -1,6 +1,11 @@
 // Package defaults holds the default RequestPriority and FlowSchema objects as data
-// (defaults.go) and the pure decision of which of them to create or repair (Plan), following
-// the proposal's "Default Behavior" section and DESIGN.md "Semantics":
+// (defaults.go) and the pure decision of which of them to create, repair or retire (Set.Plan),
+// following the proposal's "Default Behavior" section and DESIGN.md "Semantics".
+//
+// There are two sets (Set): the proposal's five RequestPriority and five FlowSchema objects,
+// for enforcement none and the in-process filter (Proposal), and system-top alone for
+// enforcement native (Native), so that projecting the defaults changes no traffic class's
+// level or seats in kube-apiserver. For picks the set of an enforcement mode.
 //
 //   - Whenever no actual RequestPriority has priority level 0, the default RequestPriority
 //     objects whose names are not in use are created.
@@ -9,7 +14,10 @@
 //   - Objects the operator creates carry the managed-by label and the autoupdate annotation
 //     "true"; while both are present, a spec that drifts from the default is restored. An
 //     object without the label, or with the annotation "false" or absent, belongs to the user
-//     and is never changed. Nothing is ever deleted.
+//     and is never changed.
+//   - Owned objects named as defaults of the other set only (left by an operator that ran
+//     with the other enforcement mode) are retired: deleted, FlowSchemas first, a
+//     RequestPriority only while no kept FlowSchema refers to it. Nothing else is ever deleted.
 //   - A drifted spec that a user declared by applying a manifest (server-side apply by any
 //     field manager, or kubectl's client-side apply; see Declared) is not drift but a
 //     take-over: the object is handed over (annotation set to "false") rather than restored,

@@ -30,6 +30,11 @@ type Actions struct {
 	// Blocked lists managed objects whose drift the operator must not or cannot repair (see
 	// Blocked).
 	Blocked []Blocked
+	// RetireFlowSchemas and RetireRequestPriorities are owned objects the operator created as
+	// defaults of the other set (see Set.Plan), to delete in that order, each only if it is
+	// still the version the plan saw (uid and resourceVersion are set).
+	RetireFlowSchemas       []v1alpha1.FlowSchema
+	RetireRequestPriorities []v1alpha1.RequestPriority
 }
 
 // Object is a RequestPriority or FlowSchema as a Kubernetes client takes it.
@@ -63,25 +68,36 @@ type Blocked struct {
 	Message string
 }
 
-// Empty reports whether there is nothing to create, repair or hand over.
+// Empty reports whether there is nothing to create, repair, hand over or retire.
 func (a Actions) Empty() bool {
 	return len(a.CreateRequestPriorities) == 0 && len(a.CreateFlowSchemas) == 0 &&
-		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0
+		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0 &&
+		len(a.RetireFlowSchemas) == 0 && len(a.RetireRequestPriorities) == 0
 }
 
-// Plan decides, from the actual objects, which default objects to create and which managed
-// objects to repair. It never modifies its arguments.
+// Plan decides, from the actual objects, which of the proposal's default objects to create and
+// which managed objects to repair (Proposal().Plan).
 func Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
+	return Proposal().Plan(rps, fss)
+}
+
+// Plan decides, from the actual objects, which of the set's default objects to create, which
+// managed objects to repair, and which to retire: an owned object (managed-by label and
+// autoupdate "true") named as a default of the other set and not of this one, left by an
+// operator that ran with the other enforcement mode. A retired RequestPriority is kept while a
+// FlowSchema that is not retired refers to it. It never modifies its arguments.
+func (s Set) Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 	var a Actions
 	if !hasExemptLevel(rps) {
-		a.CreateRequestPriorities = missingRequestPriorities(rps)
+		a.CreateRequestPriorities = s.missingRequestPriorities(rps)
 	}
 	if !refersToExemptLevel(fss, rps) {
-		a.CreateFlowSchemas = missingFlowSchemas(fss, exemptNames(rps))
+		a.CreateFlowSchemas = s.missingFlowSchemas(fss, exemptNames(rps))
 	}
 	var rpDrift, fsDrift []drifted
-	a.RepairRequestPriorities, rpDrift, a.Blocked = requestPriorityRepairs(rps)
-	a.RepairFlowSchemas, fsDrift = flowSchemaRepairs(fss)
+	a.RepairRequestPriorities, rpDrift, a.Blocked = s.requestPriorityRepairs(rps)
+	a.RepairFlowSchemas, fsDrift = s.flowSchemaRepairs(fss)
+	a.RetireFlowSchemas, a.RetireRequestPriorities = s.retirements(rps, fss)
 	for _, d := range append(rpDrift, fsDrift...) {
 		if d.declared.SetsAutoUpdate {
 			a.Blocked = append(a.Blocked, contested(d))
@@ -145,13 +161,13 @@ func refersToExemptLevel(fss []v1alpha1.FlowSchema, rps []v1alpha1.RequestPriori
 	return false
 }
 
-func missingRequestPriorities(rps []v1alpha1.RequestPriority) []v1alpha1.RequestPriority {
+func (s Set) missingRequestPriorities(rps []v1alpha1.RequestPriority) []v1alpha1.RequestPriority {
 	inUse := make(map[string]bool, len(rps))
 	for i := range rps {
 		inUse[rps[i].Name] = true
 	}
 	var out, exempt []v1alpha1.RequestPriority
-	for _, d := range RequestPriorities() {
+	for _, d := range s.RequestPriorities() {
 		switch {
 		case inUse[d.Name]:
 		case d.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel:
@@ -166,18 +182,18 @@ func missingRequestPriorities(rps []v1alpha1.RequestPriority) []v1alpha1.Request
 // missingFlowSchemas returns the default FlowSchemas whose names are free; those that name an
 // actual level-0 RequestPriority or the default level-0 one come last. exempt (the actual
 // level-0 names) is extended in place.
-func missingFlowSchemas(fss []v1alpha1.FlowSchema, exempt map[string]bool) []v1alpha1.FlowSchema {
+func (s Set) missingFlowSchemas(fss []v1alpha1.FlowSchema, exempt map[string]bool) []v1alpha1.FlowSchema {
 	inUse := make(map[string]bool, len(fss))
 	for i := range fss {
 		inUse[fss[i].Name] = true
 	}
-	for _, d := range RequestPriorities() {
+	for _, d := range s.RequestPriorities() {
 		if d.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel {
 			exempt[d.Name] = true
 		}
 	}
 	var out, last []v1alpha1.FlowSchema
-	for _, d := range FlowSchemas() {
+	for _, d := range s.FlowSchemas() {
 		switch {
 		case inUse[d.Name]:
 		case exempt[d.Spec.RequestPriority.Name]:
@@ -192,9 +208,9 @@ func missingFlowSchemas(fss []v1alpha1.FlowSchema, exempt map[string]bool) []v1a
 // requestPriorityRepairs returns the owned defaults whose spec drifted, with the default spec;
 // the drifted ones whose spec an applier declared; and those whose drift an update cannot
 // repair.
-func requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestPriority, []drifted, []Blocked) {
+func (s Set) requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestPriority, []drifted, []Blocked) {
 	want := map[string]v1alpha1.RequestPrioritySpec{}
-	for _, d := range RequestPriorities() {
+	for _, d := range s.RequestPriorities() {
 		want[d.Name] = d.Spec
 	}
 	var repairs []v1alpha1.RequestPriority
@@ -226,9 +242,9 @@ func requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestP
 
 // flowSchemaRepairs returns the owned defaults whose spec drifted, with the default spec, and
 // the drifted ones whose spec an applier declared.
-func flowSchemaRepairs(fss []v1alpha1.FlowSchema) ([]v1alpha1.FlowSchema, []drifted) {
+func (s Set) flowSchemaRepairs(fss []v1alpha1.FlowSchema) ([]v1alpha1.FlowSchema, []drifted) {
 	want := map[string]v1alpha1.FlowSchemaSpec{}
-	for _, d := range FlowSchemas() {
+	for _, d := range s.FlowSchemas() {
 		want[d.Name] = d.Spec
 	}
 	var repairs []v1alpha1.FlowSchema

@@ -67,8 +67,15 @@
 // precedences in [MinPrecedence, MaxPrecedence-1], after kube-apiserver's suggested schemas
 // that protect the control plane (probes, leader election, nodes, controller manager,
 // scheduler, kube-system service accounts: 2 to 900) and before its service-accounts (9000),
-// global-default (9900) and catch-all (10000). The backstop FlowSchema non-top-backstop is
-// projected at MaxPrecedence and matches every request, so those three are never reached.
+// global-default (9900) and catch-all (10000). What no projected FlowSchema matches (the
+// requests the effective configuration sends to its backstop non-top-backstop) is left to those
+// three by default (Existing.Unmatched = UnmatchedKubeAPIServer, the manager's
+// --native-unmatched=kube-apiserver): kube-apiserver classifies it exactly as without the
+// operator, and the backstop FlowSchema is not projected. With UnmatchedOperator the backstop
+// is projected at MaxPrecedence and matches every request, so those three are never reached.
+// A backstop level (the implicit workload-low) is projected only while a projected FlowSchema
+// refers to it: a level no request is sent to would only take nominal seats from
+// kube-apiserver's own levels.
 // Precedences already assigned are kept while they still fit the order and the operator's field
 // manager owns them (a hand edit is undone), so adding one FlowSchema rewrites only that one. The backstop for system:masters is not projected: it is
 // mirrored by kube-apiserver's mandatory `exempt` FlowSchema (precedence 1), which takes every

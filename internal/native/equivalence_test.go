@@ -861,6 +861,22 @@ type stats struct {
 	classified, classifiedProjected int
 }
 
+// checkBackstopLevelsUsed checks that every native level projected from a backstop (named
+// "apf.<name>") is referred to by a native FlowSchema of the plan.
+func checkBackstopLevelsUsed(t testing.TB, plan *native.Plan) {
+	t.Helper()
+	for _, plc := range plan.PriorityLevels {
+		if !strings.HasPrefix(plc.Name, "apf.") {
+			continue
+		}
+		if !slices.ContainsFunc(plan.FlowSchemas, func(fs flowcontrolv1.FlowSchema) bool {
+			return fs.Spec.PriorityLevelConfiguration.Name == plc.Name
+		}) {
+			t.Fatalf("backstop level %s is projected, but no native FlowSchema refers to it", plc.Name)
+		}
+	}
+}
+
 // checkProjection projects cfg onto existing and checks the plan against every request.
 func checkProjection(t testing.TB, cfg *effective.Config, existing native.Existing, reqs []*request.Attributes, st *stats) *native.Plan {
 	t.Helper()
@@ -933,10 +949,11 @@ func checkProjection(t testing.TB, cfg *effective.Config, existing native.Existi
 		pairs = append(pairs, pair{s, fs})
 	}
 	catchAll := projected(cfg.CatchAll)
-	if want := levelOf[cfg.CatchAll.Priority.Name] != ""; want != (catchAll != nil) {
-		t.Fatalf("backstop %s: level %s projected %v, native FlowSchema %v", cfg.CatchAll.Name, cfg.CatchAll.Priority.Name,
-			want, catchAll != nil)
+	if want := existing.Unmatched == native.UnmatchedOperator && levelOf[cfg.CatchAll.Priority.Name] != ""; want != (catchAll != nil) {
+		t.Fatalf("backstop %s (unmatched %q): level %s projected %v, native FlowSchema %v", cfg.CatchAll.Name,
+			existing.Unmatched, cfg.CatchAll.Priority.Name, want, catchAll != nil)
 	}
+	checkBackstopLevelsUsed(t, plan)
 	if catchAll != nil {
 		pairs = append(pairs, pair{cfg.CatchAll, catchAll})
 	}
@@ -1040,7 +1057,10 @@ func TestProjectionEquivalence(t *testing.T) {
 	rnd := randChooser{rand.New(rand.NewPCG(7, 11))}
 	st := &stats{notProjected: map[string]int{}}
 	previous := native.Existing{}
-	for range configs {
+	for i := range configs {
+		// Every other configuration with the backstop projected (--native-unmatched=operator).
+		unmatched := []native.Unmatched{native.UnmatchedKubeAPIServer, native.UnmatchedOperator}[i%2]
+		previous.Unmatched = unmatched
 		rps, fss := randomObjects(rnd)
 		reqs := randomRequests(rnd, fss, requests)
 		original := make([]flowv1.FlowSchema, len(fss))
@@ -1048,7 +1068,7 @@ func TestProjectionEquivalence(t *testing.T) {
 			fss[i].DeepCopyInto(&original[i])
 		}
 		cfg := effective.Compute(rps, fss)
-		checkProjection(t, cfg, native.Existing{}, reqs, st)
+		checkProjection(t, cfg, native.Existing{Unmatched: unmatched}, reqs, st)
 		plan := checkProjection(t, cfg, previous, reqs, st)
 		previous = native.Existing{PriorityLevels: plan.PriorityLevels, FlowSchemas: plan.FlowSchemas}
 		if !reflect.DeepEqual(fss, original) {

@@ -27,7 +27,8 @@ const ExemptLevelName = flowcontrolv1.PriorityLevelConfigurationNameExempt
 // protect the control plane (at most 900) and before service-accounts (9000).
 const (
 	MinPrecedence = 1000
-	// MaxPrecedence is the backstop non-top-backstop's; actual FlowSchemas take the ones below.
+	// MaxPrecedence is the backstop non-top-backstop's, projected with UnmatchedOperator only;
+	// actual FlowSchemas take the ones below.
 	MaxPrecedence = 8999
 )
 

@@ -193,7 +193,7 @@ func TestPrecedenceCapacity(t *testing.T) {
 	for i := range 10000 {
 		fss = append(fss, userSchema(fmt.Sprintf("svc-%05d", i), int32(i%97)))
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{Unmatched: native.UnmatchedOperator})
 	if len(plan.FlowSchemas) != 10000+1 { // and the backstop
 		t.Fatalf("%d native FlowSchemas, want 10,000 and the backstop", len(plan.FlowSchemas))
 	}
@@ -202,7 +202,7 @@ func TestPrecedenceCapacity(t *testing.T) {
 	for i := range fit + 1 {
 		fss = append(fss, userSchema(fmt.Sprintf("svc-%05d", i), int32(i)), userSchema(fmt.Sprintf("tie-%05d", i), int32(i)))
 	}
-	plan = native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan = native.Project(effective.Compute(rps, fss), native.Existing{Unmatched: native.UnmatchedOperator})
 	for _, name := range []string{fmt.Sprintf("svc-%05d", fit), fmt.Sprintf("tie-%05d", fit)} {
 		if res := plan.FlowSchemaResults[name]; res.Reason != flowv1.ReasonPrecedenceExhausted {
 			t.Errorf("%s: %+v, want PrecedenceExhausted", name, res)

@@ -31,6 +31,9 @@ type Existing struct {
 	// ServerConcurrencyLimit is kube-apiserver's concurrency limit in seats, 0 when unknown;
 	// when known, the budget also keeps the rounded seats of every level it protects.
 	ServerConcurrencyLimit int64
+	// Unmatched is the operator's choice (--native-unmatched) of what classifies the requests
+	// no projected FlowSchema matches; "" means UnmatchedKubeAPIServer.
+	Unmatched Unmatched
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -75,12 +78,14 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 			RequestPriorities: make(map[string]Result, len(cfg.RequestPriorityStatus)),
 			FlowSchemaResults: make(map[string]Result, len(cfg.FlowSchemaStatus)),
 		},
-		levelNames: map[*effective.Priority]string{},
-		plcs:       map[string]*flowcontrolv1.PriorityLevelConfiguration{},
-		fss:        map[string]*flowcontrolv1.FlowSchema{},
-		planned:    existing.PlannedPrecedences,
-		claims:     map[string]string{},
-		budget:     shareBudget(existing),
+		levelNames:     map[*effective.Priority]string{},
+		plcs:           map[string]*flowcontrolv1.PriorityLevelConfiguration{},
+		fss:            map[string]*flowcontrolv1.FlowSchema{},
+		planned:        existing.PlannedPrecedences,
+		claims:         map[string]string{},
+		budget:         shareBudget(existing),
+		unmatched:      existing.Unmatched,
+		backstopLevels: map[string]bool{},
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -96,6 +101,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 	}
 	pr.projectSchemas(cfg)
 	pr.projectOperatorRoute(existing.Operator, existing.PriorityLevels)
+	pr.dropUnusedBackstopLevels()
 	pr.findStale()
 	return pr.plan
 }
@@ -108,9 +114,12 @@ type projector struct {
 	planned    map[string]int32 // Existing.PlannedPrecedences
 	// claims holds, by "<native kind>/<native name>", the API object that keeps the name when
 	// several map to it.
-	claims map[string]string
-	budget     budget.Budget    // shares the operator's levels may take (budget.go)
-	shares     int64            // shares of the levels admitted so far
+	claims    map[string]string
+	budget    budget.Budget // shares the operator's levels may take (budget.go)
+	shares    int64         // shares of the levels admitted so far
+	unmatched Unmatched
+	// backstopLevels names the native levels projected from backstops.
+	backstopLevels map[string]bool
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
@@ -159,6 +168,9 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 		return
 	}
 	name := levelName(p)
+	if p.Backstop {
+		pr.backstopLevels[name] = true
+	}
 	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name, p.Name); conflict {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return

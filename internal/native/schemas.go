@@ -12,7 +12,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
 
-// projectSchemas projects the FlowSchemas in effect, in order, then the catch-all backstop.
+// projectSchemas projects the FlowSchemas in effect, in order, then, with UnmatchedOperator,
+// the catch-all backstop.
 func (pr *projector) projectSchemas(cfg *effective.Config) {
 	var ready []*flowcontrolv1.FlowSchema
 	var sources []string
@@ -27,6 +28,9 @@ func (pr *projector) projectSchemas(cfg *effective.Config) {
 		matchingPriorities = append(matchingPriorities, s.MatchingPriority)
 	}
 	pr.placeSchemas(ready, sources, matchingPriorities)
+	if pr.unmatched != UnmatchedOperator {
+		return // kube-apiserver's own schemas classify what no projected FlowSchema matches
+	}
 	if fs, _ := pr.schema(cfg.CatchAll, backstopName(cfg.CatchAll.Name)); fs != nil {
 		fs.Spec.MatchingPrecedence = MaxPrecedence
 		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)

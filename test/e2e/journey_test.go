@@ -43,11 +43,11 @@ func TestJourney(t *testing.T) {
 }
 
 func testDefaultsAppear(t *testing.T) {
-	want := map[string]bool{}
-	for _, o := range defaults.RequestPriorities() {
+	want := map[string]bool{} // the operator runs with enforcement native, as the chart's default
+	for _, o := range defaults.Native().RequestPriorities() {
 		want["rp/"+o.Name] = true
 	}
-	for _, o := range defaults.FlowSchemas() {
+	for _, o := range defaults.Native().FlowSchemas() {
 		want["fs/"+o.Name] = true
 	}
 	eventually(t, 60*time.Second, "the default objects to be Ready", func(ctx context.Context) (bool, error) {
@@ -178,22 +178,27 @@ func equalMaps(a, b map[string]string) bool {
 func testNoFieldFights(t *testing.T) {
 	ctx := context.Background()
 	takeover := `apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
+kind: FlowSchema
 metadata:
-  name: workload-high
+  name: system-top
   annotations: {flowcontrol.apf-operator.io/autoupdate-spec: "false"}
-spec: {priorityLevel: 9000, assuredConcurrencyShares: 25, queuesPerWidth: 128, handSize: 6, queueLengthLimit: 100}
+spec:
+  matchingPriority: 400
+  requestPriority: {name: system-top}
+  match:
+  - and:
+    - superSet: {field: groups, set: ["system:masters"]}
 `
 	if _, errOut, err := cluster.KubectlRun(ctx, strings.NewReader(takeover), "apply", "--server-side", "--force-conflicts", "--field-manager", "argocd", "-f", "-"); err != nil {
 		t.Fatalf("apply: %v: %s", err, errOut)
 	}
 	settle(t)
-	var rp flowv1.RequestPriority
-	if err := k8s.Get(ctx, client.ObjectKey{Name: "workload-high"}, &rp); err != nil {
+	var top flowv1.FlowSchema
+	if err := k8s.Get(ctx, client.ObjectKey{Name: "system-top"}, &top); err != nil {
 		t.Fatal(err)
 	}
-	if s := rp.Spec.AssuredConcurrencyShares; s == nil || *s != 25 {
-		t.Fatalf("the operator reverted a spec it no longer owns: shares = %v", s)
+	if p := top.Spec.MatchingPriority; p != 400 {
+		t.Fatalf("the operator reverted a spec it no longer owns: matchingPriority = %d", p)
 	}
 	for _, name := range []string{"tenant-workloads"} {
 		var fs flowv1.FlowSchema

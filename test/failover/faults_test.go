@@ -15,14 +15,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
 // TestKilledWhileCreatingDefaults kills the only replica right after its first default object
 // appears (admission slowed to 300 ms a call, so that the ten creations take seconds) and
 // requires the next replica to complete the defaults without re-creating or duplicating any.
+// The replicas run with enforcement none, whose defaults are the proposal's ten.
 func TestKilledWhileCreatingDefaults(t *testing.T) {
 	resetCluster(t)
-	first := startReplica(t, "first", shortLease.args()...)
+	keys := keysOf(defaults.Proposal())
+	none := append(shortLease.args(), "--enforcement=none")
+	first := startReplica(t, "first", none...)
 	front.setBackends(first.webhookAddr)
 	front.setDelay(300 * time.Millisecond)
 	eventually(t, 90*time.Second, "the first default object", func(ctx context.Context) (bool, error) {
@@ -32,18 +36,18 @@ func TestKilledWhileCreatingDefaults(t *testing.T) {
 	})
 	first.kill(t)
 	partial := identities(t)
-	if len(partial) == 0 || len(partial) >= len(defaultKeys()) {
+	if len(partial) == 0 || len(partial) >= len(keys) {
 		t.Fatalf("the kill left %d objects; the test needs it to land while the defaults are being created", len(partial))
 	}
-	t.Logf("the kill left %d of the %d default objects", len(partial), len(defaultKeys()))
+	t.Logf("the kill left %d of the %d default objects", len(partial), len(keys))
 
 	front.setDelay(0)
-	second := startReplica(t, "second", shortLease.args()...)
+	second := startReplica(t, "second", none...)
 	front.setBackends(second.webhookAddr)
-	waitReady(t, defaultKeys())
+	waitReady(t, keys)
 	all := identities(t)
-	if len(all) != len(defaultKeys()) {
-		t.Errorf("%d objects after the restart, want the %d defaults", len(all), len(defaultKeys()))
+	if len(all) != len(keys) {
+		t.Errorf("%d objects after the restart, want the %d defaults", len(all), len(keys))
 	}
 	for k, id := range partial {
 		if all[k] != id {
@@ -52,7 +56,7 @@ func TestKilledWhileCreatingDefaults(t *testing.T) {
 	}
 	m := second.metrics(t)
 	created := sum(m, "apf_operator_defaults_created_total", nil)
-	if want := float64(len(defaultKeys()) - len(partial)); created != want {
+	if want := float64(len(keys) - len(partial)); created != want {
 		t.Errorf("the second replica created %v defaults, want %v", created, want)
 	}
 	wantCount(t, m, "apf_operator_defaults_conflicts_total", "RequestPriority", 0)

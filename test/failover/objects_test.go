@@ -19,13 +19,17 @@ import (
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
-// defaultKeys are the default objects as "rp/<name>" and "fs/<name>".
-func defaultKeys() []string {
+// defaultKeys are the default objects of enforcement native (the replicas' setting, as the
+// chart's) as "rp/<name>" and "fs/<name>".
+func defaultKeys() []string { return keysOf(defaults.Native()) }
+
+// keysOf are a set's default objects as "rp/<name>" and "fs/<name>".
+func keysOf(set defaults.Set) []string {
 	var keys []string
-	for _, rp := range defaults.RequestPriorities() {
+	for _, rp := range set.RequestPriorities() {
 		keys = append(keys, "rp/"+rp.Name)
 	}
-	for _, fs := range defaults.FlowSchemas() {
+	for _, fs := range set.FlowSchemas() {
 		keys = append(keys, "fs/"+fs.Name)
 	}
 	sort.Strings(keys)

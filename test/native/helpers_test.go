@@ -133,7 +133,11 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		t.Fatal(err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Enforcement:              controllers.EnforcementNative,
+		Enforcement: controllers.EnforcementNative,
+		// The backstop is projected (the explicit --native-unmatched=operator), so that
+		// every request is classified by the projection and these tests can compare each one
+		// with the operator's classifier; test/donoharm runs the default.
+		NativeUnmatched:          native.UnmatchedOperator,
 		ManageDefaults:           cfg.manageDefaults,
 		ResyncPeriod:             cfg.resync,
 		Registerer:               prometheus.NewRegistry(),
@@ -246,15 +250,18 @@ func resetCluster(t testing.TB) {
 	})
 }
 
-// createDefaults creates the operator's default objects as its defaults reconciler would
-// (internal/defaults): all of them, or only RequestPriority workload-low. Every test's
-// logically lowest level is workload-low, so the backstop FlowSchema apf.non-top-backstop
-// keeps its spec from one test to the next. Tests create their configuration before they start
-// the operator, whose first plan is then the final one.
+// createDefaults creates the proposal's default objects (internal/defaults, the defaults of
+// enforcement none) as a user's: all of them, or only RequestPriority workload-low. Without the
+// operator's marks, an operator with enforcement native (whose defaults are system-top alone)
+// keeps them instead of retiring them. Every test's logically lowest level is workload-low, so
+// the backstop FlowSchema apf.non-top-backstop keeps its spec from one test to the next. Tests
+// create their configuration before they start the operator, whose first plan is then the
+// final one.
 func createDefaults(t testing.TB, all bool) {
 	t.Helper()
 	for _, d := range defaults.RequestPriorities() {
 		if all || d.Name == effective.BackstopLowName {
+			d.Labels, d.Annotations = nil, nil
 			create(t, &d)
 		}
 	}
@@ -262,6 +269,7 @@ func createDefaults(t testing.TB, all bool) {
 		return
 	}
 	for _, d := range defaults.FlowSchemas() {
+		d.Labels, d.Annotations = nil, nil
 		create(t, &d)
 	}
 }

@@ -116,4 +116,4 @@ func schema(name string, matching int32, level string, d *flowv1.FlowDistinguish
 
 // unbounded lets the whole configuration be projected: the comparison is about classification,
 // and its levels hold more shares than the default share budget (27) admits.
-var unbounded = native.Existing{MaxSeatLossPercent: ptr.To[int32](90)}
+var unbounded = native.Existing{MaxSeatLossPercent: ptr.To[int32](90), Unmatched: native.UnmatchedOperator}

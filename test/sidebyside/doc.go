@@ -4,7 +4,8 @@
 // k8s.io/apiserver/pkg/util/flowcontrol) classify the same requests to the same FlowSchema and
 // level when given equivalent configuration: our RequestPriority and FlowSchema objects for the
 // drop-in, their projection by internal/native (plus kube-apiserver's mandatory and suggested
-// objects) for upstream. Where the two differ by design (kube-apiserver's suggested
+// objects) for upstream, made with --native-unmatched=operator (the backstop projected, so that
+// the requests no FlowSchema matches are the projection's too). Where the two differ by design (kube-apiserver's suggested
 // FlowSchemas take control-plane traffic first; upstream does not classify long-running
 // requests other than watches), the differences are pinned request by request.
 //

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -31,6 +32,7 @@ func TestMetricNamesExist(t *testing.T) {
 	}
 	dir := t.TempDir()
 	provokeRejection(t, dir)
+	provokeNotProjected(t, dir)
 	token := metricsToken(t, dir)
 	var served string
 	var missing []string
@@ -115,4 +117,36 @@ func operatorMetrics(t *testing.T, token string) string {
 		t.Fatalf("operator /metrics: %s, %v\n%s", resp.Status, err, body)
 	}
 	return "\n" + string(body)
+}
+
+// notExpressible is a FlowSchema the native projection cannot express (a test on name): it is
+// Ready but Projected=False, so apf_operator_projection_failed_object has a series. The native
+// defaults are all projected, so without it the gauge would have none.
+const notExpressible = `apiVersion: flowcontrol.apf-operator.io/v1alpha1
+kind: FlowSchema
+metadata: {name: by-object-name}
+spec:
+  matchingPriority: 7000
+  requestPriority: {name: tiny}
+  match:
+  - and:
+    - equals: {field: user, value: carol}
+    - equals: {field: name, value: one}
+`
+
+// provokeNotProjected applies notExpressible until the test ends.
+func provokeNotProjected(t *testing.T, dir string) {
+	t.Helper()
+	file := filepath.Join(dir, "not-expressible.yaml")
+	if err := os.WriteFile(file, []byte(notExpressible), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl apply -f "+file); r.code != 0 {
+		t.Fatalf("kubectl apply: exit %d\n%s", r.code, r.stderr)
+	}
+	t.Cleanup(func() {
+		if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl delete -f "+file); r.code != 0 {
+			t.Errorf("kubectl delete: exit %d\n%s", r.code, r.stderr)
+		}
+	})
 }

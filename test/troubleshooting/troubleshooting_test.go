@@ -88,7 +88,9 @@ var checks = map[string]check{
 		}
 	},
 	`kubectl get --raw /debug/api_priority_and_fairness/dump_priority_levels   # seats in use, waiting requests per level`: func(t *testing.T, _ *state, r result) {
-		wantOutput(t, r, 0, "PriorityLevelName", "\napf-tenants,", "\napf-system-low,")
+		// The projected level beside kube-apiserver's own (the defaults of enforcement native
+		// project no level).
+		wantOutput(t, r, 0, "PriorityLevelName", "\napf-tenants,", "\nglobal-default,")
 	},
 	`kubectl get --raw /debug/api_priority_and_fairness/dump_queues | grep apf-   # the queues of the projected levels`: func(t *testing.T, _ *state, r result) {
 		// One line per queue: the level's 64 queues are listed.

@@ -46,6 +46,8 @@ type options struct {
 	// operator is the operator's service account, NAMESPACE/NAME (empty: read from the live
 	// cluster's route, or none).
 	operator string
+	// unmatched is --native-unmatched, for the kube-apiserver line.
+	unmatched string
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -73,6 +75,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.attrs.Path, "path", "", "path of a non-resource request, e.g. /healthz (instead of --resource)")
 	fs.StringVar(&o.operator, "operator-service-account", "", "the operator's service account, NAMESPACE/NAME, whose "+
 		"requests its own native route takes (default: read from the live cluster's route; none with -f)")
+	fs.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
+		"the operator's --native-unmatched, for the kube-apiserver line: kube-apiserver (requests no projected FlowSchema matches go to its own schemas) or operator (to the projected backstop)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,6 +98,9 @@ func (o *options) complete() error {
 	}
 	if _, err := parseServiceAccount(o.operator); err != nil {
 		return err
+	}
+	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
+		return fmt.Errorf("--native-unmatched: %w", err)
 	}
 	o.attrs.ResourceRequest = o.attrs.Path == ""
 	for _, g := range strings.Split(o.groups, ",") {
@@ -123,7 +130,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if operator == nil && len(o.paths) == 0 {
 		operator = operatorFromCluster(context.Background(), o.kubeconfig, o.kubeContext)
 	}
-	e := ExplainWithOperator(effective.Compute(rps, fss), &o.attrs, operator)
+	e := ExplainWithOperator(effective.Compute(rps, fss), &o.attrs, operator, native.Unmatched(o.unmatched))
 	if o.output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -174,14 +181,17 @@ type PriorityInfo struct {
 	QueueLengthLimit int32   `json:"queueLengthLimit,omitempty"`
 }
 
-// Explain classifies a against cfg, with no operator route.
-func Explain(cfg *effective.Config, a *request.Attributes) *Explanation {
-	return ExplainWithOperator(cfg, a, nil)
+// Explain classifies a against cfg, with no operator route; unmatched is the projection's
+// --native-unmatched choice ("" for the default), for the kube-apiserver part.
+func Explain(cfg *effective.Config, a *request.Attributes, unmatched native.Unmatched) *Explanation {
+	return ExplainWithOperator(cfg, a, nil, unmatched)
 }
 
 // ExplainWithOperator classifies a against cfg; kube-apiserver's answer includes the
-// operator's own route for its service account operator (nil: none).
-func ExplainWithOperator(cfg *effective.Config, a *request.Attributes, operator *native.ServiceAccount) *Explanation {
+// operator's own route for its service account operator (nil: none), and unmatched is the
+// projection's --native-unmatched choice.
+func ExplainWithOperator(cfg *effective.Config, a *request.Attributes, operator *native.ServiceAccount,
+	unmatched native.Unmatched) *Explanation {
 	var r classify.Result
 	classify.Compile(cfg).Classify(a, &r)
 	p := r.Schema.Priority
@@ -194,6 +204,6 @@ func ExplainWithOperator(cfg *effective.Config, a *request.Attributes, operator 
 		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
 	}
 	e.Hand = apf.Hand(p, r.FlowHash)
-	e.Native = explainNative(cfg, r.Schema, a, operator)
+	e.Native = explainNative(cfg, r.Schema, a, operator, unmatched)
 	return e
 }

@@ -42,7 +42,7 @@ func TestExplainDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := Explain(cfg, &c.attrs)
+			e := Explain(cfg, &c.attrs, "")
 			if e.FlowSchema != c.schema || e.RequestPriority.Name != c.level || e.Conjunction != c.conjunction ||
 				e.Distinguisher != c.distinguisher || len(e.Hand) != c.handLen {
 				t.Fatalf("got schema %s #%d, priority %s, distinguisher %q, hand %v; want %s #%d, %s, %q, %d queues",
@@ -54,7 +54,7 @@ func TestExplainDefaults(t *testing.T) {
 }
 
 func TestExplainBackstopWithoutObjects(t *testing.T) {
-	e := Explain(effective.Compute(nil, nil), &request.Attributes{User: "bob", Verb: "get", Resource: "pods", ResourceRequest: true})
+	e := Explain(effective.Compute(nil, nil), &request.Attributes{User: "bob", Verb: "get", Resource: "pods", ResourceRequest: true}, "")
 	if e.FlowSchema != effective.CatchAllName || !e.Backstop || e.RequestPriority.Name != effective.BackstopLowName ||
 		!e.RequestPriority.Backstop || e.Distinguisher != "bob" {
 		t.Fatalf("got %+v; want the catch-all backstop at backstop workload-low, distinguished by user", e)
@@ -95,6 +95,15 @@ func TestNativeClassification(t *testing.T) {
 			[]string{"kube-apiserver:", "serves it unclassified (long-running)"}},
 		{[]string{"-f", proposal(), "--user", "system:controller:gc", "--verb", "get", "--resource", "leases", "--namespace", "kube-system"},
 			[]string{"the FlowSchema above is not projected (NotExpressible)", "system:controller:.*"}},
+		// No FlowSchema of the samples matches: by default kube-apiserver's own schema takes it.
+		{[]string{"-f", samples(), "--user", "system:serviceaccount:a:b", "--groups", "system:serviceaccounts,system:authenticated",
+			"--verb", "get", "--resource", "pods", "--namespace", "a"},
+			[]string{"FlowSchema service-accounts, level workload-low (kube-apiserver's own schema, after the projection: no projected FlowSchema matches)",
+				"with --native-unmatched=kube-apiserver the backstop non-top-backstop is not projected"}},
+		{[]string{"-f", samples(), "--user", "alice", "--groups", "system:authenticated", "--verb", "get", "--path", "/metrics"},
+			[]string{"FlowSchema global-default, level global-default (kube-apiserver's own schema, after the projection"}},
+		{[]string{"-f", samples(), "--native-unmatched=operator", "--user", "alice", "--groups", "system:authenticated", "--verb", "get", "--path", "/metrics"},
+			[]string{"FlowSchema apf.non-top-backstop, level apf-tenant-workloads (projected from FlowSchema/non-top-backstop)"}},
 	}
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
@@ -136,6 +145,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"--user", "a"},        // neither resource nor path
 		{"--user", "a", "--path", "/x", "--namespace", "n"}, // both kinds
 		{"--user", "a", "--resource", "pods", "-o", "yaml"},
+		{"--user", "a", "--resource", "pods", "--native-unmatched", "nobody"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := Run(args, nil, &out, &errOut); code != ExitUsage {

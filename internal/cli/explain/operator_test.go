@@ -21,7 +21,7 @@ func TestExplainOperatorRoute(t *testing.T) {
 	}
 	a := request.Attributes{User: sa.Username(), Groups: []string{"system:serviceaccounts", "system:authenticated"},
 		Verb: "patch", APIGroup: "flowcontrol.apiserver.k8s.io", Resource: "flowschemas", Name: "apf-x", ResourceRequest: true}
-	e := ExplainWithOperator(cfg, &a, sa)
+	e := ExplainWithOperator(cfg, &a, sa, "")
 	if e.Native.FlowSchema != native.OperatorRouteName || e.Native.PriorityLevel != "workload-high" ||
 		e.Native.Source != "Operator/apf-system/apf-operator" {
 		t.Fatalf("native = %+v, want %s on workload-high", e.Native, native.OperatorRouteName)
@@ -33,11 +33,11 @@ func TestExplainOperatorRoute(t *testing.T) {
 	if want := "the operator's own route for its service account apf-system/apf-operator"; !strings.Contains(out.String(), want) {
 		t.Errorf("text lacks %q:\n%s", want, out.String())
 	}
-	if e := Explain(cfg, &a); e.Native.FlowSchema == native.OperatorRouteName {
+	if e := Explain(cfg, &a, ""); e.Native.FlowSchema == native.OperatorRouteName {
 		t.Errorf("without the operator's service account there is no route: %+v", e.Native)
 	}
 	a.User = "system:serviceaccount:apf-system:other"
-	if e := ExplainWithOperator(cfg, &a, sa); e.Native.FlowSchema == native.OperatorRouteName {
+	if e := ExplainWithOperator(cfg, &a, sa, ""); e.Native.FlowSchema == native.OperatorRouteName {
 		t.Errorf("another service account must not take the route: %+v", e.Native)
 	}
 	for _, bad := range []string{"apf-operator", "Apf/x", "a/"} {

@@ -10,13 +10,13 @@ import (
 
 // nativeFindings projects the objects onto kube-apiserver's native flow control, as the operator
 // would into a cluster holding no native object of its own (native.Project with no existing
-// objects), and reports every object that cannot be projected exactly: ReasonNotExpressible
-// with one finding per field, ReasonOverBudget on the shares (the levels past the share budget
-// of kube-apiserver's bootstrap levels with maxSeatLoss, lowest priority first),
-// ReasonPrecedenceExhausted as a finding about the document. Objects that are not in effect
-// are not reported again (validation already reported why), nor FlowSchemas whose
-// RequestPriority is the one not projected.
-func nativeFindings(objs []object, maxSeatLoss int32) []finding {
+// objects) with the given --native-unmatched choice, and reports every object that cannot be
+// projected exactly: ReasonNotExpressible with one finding per field, ReasonOverBudget on the
+// shares (the levels past the share budget of kube-apiserver's bootstrap levels with
+// maxSeatLoss, lowest priority first), ReasonPrecedenceExhausted as a finding about the
+// document. Objects that are not in effect are not reported again (validation already reported
+// why), nor FlowSchemas whose RequestPriority is the one not projected.
+func nativeFindings(objs []object, maxSeatLoss int32, unmatched native.Unmatched) []finding {
 	first := firstByName(objs)
 	var rps []v1alpha1.RequestPriority
 	var fss []v1alpha1.FlowSchema
@@ -27,7 +27,7 @@ func nativeFindings(objs []object, maxSeatLoss int32) []finding {
 			fss = append(fss, *o.fs)
 		}
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss, Unmatched: unmatched})
 	var findings []finding
 	for _, o := range first {
 		if !o.apf() {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
@@ -32,7 +33,7 @@ const (
 )
 
 // usageLine is the synopsis printed with usage errors and --help.
-const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native]\n"
+const usageLine = "Usage: apf-operator validate -f PATH [-f PATH]... [PATH...] [-o text|json|github] [--target filter|native] [--native-unmatched kube-apiserver|operator]\n"
 
 // options are the parsed command line.
 type options struct {
@@ -41,6 +42,8 @@ type options struct {
 	target string
 	// maxSeatLoss is --native-max-seat-loss-percent.
 	maxSeatLoss int
+	// unmatched is --native-unmatched: the projection's choice for unmatched requests.
+	unmatched native.Unmatched
 }
 
 // PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain
@@ -75,7 +78,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	checked, objs, skipped := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
 	if opts.target == TargetNative {
-		findings = append(findings, nativeFindings(objs, int32(opts.maxSeatLoss))...)
+		findings = append(findings, nativeFindings(objs, int32(opts.maxSeatLoss), opts.unmatched)...)
 	}
 	objects := len(objs)
 	sortFindings(findings)
@@ -110,6 +113,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	maxSeatLoss := fs.Int("native-max-seat-loss-percent", budget.DefaultMaxLossPercent, "with --target native, the "+
 		"operator's setting of that name: the RequestPriorities' shares must fit the budget that keeps kube-apiserver's "+
 		"mandatory and suggested levels within this loss (0 to 90)")
+	unmatched := fs.String("native-unmatched", string(native.UnmatchedKubeAPIServer), "with --target native, the "+
+		"operator's --native-unmatched: kube-apiserver (requests no projected FlowSchema matches are left to its own "+
+		"schemas) or operator (the backstop is projected too, so its level is checked as well)")
 	for {
 		if err := fs.Parse(args); err != nil {
 			return options{}, err
@@ -132,7 +138,11 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if *maxSeatLoss < 0 || *maxSeatLoss > budget.MaxMaxLossPercent {
 		return options{}, fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", *maxSeatLoss, budget.MaxMaxLossPercent)
 	}
-	return options{paths: paths, output: *output, target: *target, maxSeatLoss: *maxSeatLoss}, nil
+	u, err := native.ParseUnmatched(*unmatched)
+	if err != nil {
+		return options{}, fmt.Errorf("--native-unmatched: %w", err)
+	}
+	return options{paths: paths, output: *output, target: *target, maxSeatLoss: *maxSeatLoss, unmatched: u}, nil
 }
 
 // usage prints --help: the synopsis, what the command checks and the flags.

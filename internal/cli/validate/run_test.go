@@ -375,6 +375,10 @@ func TestTargetFlag(t *testing.T) {
 		!strings.Contains(errOut, `unsupported --target "kube": use filter or native`) {
 		t.Errorf("--target kube: exit %d, %q", code, errOut)
 	}
+	if code, _, errOut := run(t, "", "--target", "native", "--native-unmatched", "nobody", "-f", "x"); code != ExitUsage ||
+		!strings.Contains(errOut, `--native-unmatched: "nobody" is not one of "kube-apiserver", "operator"`) {
+		t.Errorf("--native-unmatched nobody: exit %d, %q", code, errOut)
+	}
 	code, out, errOut := run(t, "", "--help")
 	if code != ExitOK || out != "" || !strings.Contains(errOut, "--target filter|native") ||
 		!strings.Contains(errOut, "With --target native") {

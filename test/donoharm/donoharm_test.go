@@ -1,0 +1,256 @@
+package donoharm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers"
+	"github.com/apf-operator/apf-operator/internal/cli/prune"
+	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// TestInstallDoesNoHarm is the must-show: the before / after install / after
+// uninstall table per traffic class, failing when a class keeps less than 90% of its nominal
+// seats after install or anything differs after uninstall. The last column is the earlier
+// behaviour (the proposal's five defaults and the backstop projected at 8999), for the record.
+func TestInstallDoesNoHarm(t *testing.T) {
+	before := settle(t, "before the operator", noOwnedNatives)
+
+	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative, ManageDefaults: true})
+	waitDefaultsProjected(t)
+	after := settle(t, "after install", ownedNativeFlowSchemas(native.NativeName("system-top")))
+	stop()
+	uninstall(t)
+	afterUninstall := settle(t, "after uninstall", noOwnedNatives)
+	deleteOurs(t) // the CRDs' objects stay after uninstall (crds.keep); the next phase starts afresh
+
+	old := oldBehaviour(t)
+
+	t.Logf("kube-apiserver with --max-requests-inflight=%d --max-mutating-requests-inflight=%d; level and nominal seats per class:\n%s",
+		maxRequestsInflight, maxMutatingRequestsInflight, table(
+			[]string{"before", "after install", "after uninstall", "earlier defaults (proposal's five, backstop at 8999)"},
+			[]measurement{before, after, afterUninstall, old}))
+	for _, c := range classes {
+		b, a, u := before[c.name], after[c.name], afterUninstall[c.name]
+		if a.seats*10 < b.seats*9 {
+			t.Errorf("%s: %d nominal seats after install (level %s), below 90%% of the %d before (level %s)",
+				c.name, a.seats, a.level, b.seats, b.level)
+		}
+		if u != b {
+			t.Errorf("%s: %v after uninstall, want %v as before", c.name, u, b)
+		}
+	}
+}
+
+// oldBehaviour installs the earlier configuration (the proposal's defaults as objects, the
+// backstop projected with --native-unmatched=operator), measures it, and uninstalls it.
+func oldBehaviour(t *testing.T) measurement {
+	t.Helper()
+	for _, rp := range defaults.Proposal().RequestPriorities() {
+		rp.Labels, rp.Annotations = nil, nil
+		create(t, &rp)
+	}
+	for _, fs := range defaults.Proposal().FlowSchemas() {
+		fs.Labels, fs.Annotations = nil, nil
+		create(t, &fs)
+	}
+	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative,
+		NativeUnmatched: native.UnmatchedOperator})
+	m := settle(t, "earlier defaults", ownedNativeFlowSchemas(native.NativeName("system-top"), native.NativeName("system-low"),
+		native.NativeName("workload-low"), "apf.non-top-backstop"))
+	stop()
+	deleteOurs(t)
+	uninstall(t)
+	settle(t, "after uninstalling the earlier defaults", noOwnedNatives)
+	return m
+}
+
+// startOperator runs an operator as the chart does (in-process, without leader election or
+// webhooks) until the returned function is called.
+func startOperator(t *testing.T, opts controllers.Options) (stop func()) {
+	t.Helper()
+	opts.Registerer = prometheus.NewRegistry()
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                 testScheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		t.Fatal(err)
+	}
+	if err := controllers.SetupWithManager(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("operator stopped with %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// uninstall runs what the chart's post-delete hook runs: apf-operator prune-native.
+func uninstall(t *testing.T) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := prune.Prune(context.Background(), k8s, false, &out); err != nil {
+		t.Fatalf("prune-native: %v\n%s", err, out.String())
+	}
+	t.Logf("prune-native:\n%s", out.String())
+}
+
+// waitDefaultsProjected waits until the defaults of enforcement native exist, are the only
+// objects, and every one is Projected=True.
+func waitDefaultsProjected(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := defaultsProjected()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the defaults are not all Projected=True after 1m: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func defaultsProjected() error {
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(context.Background(), &rps); err != nil {
+		return err
+	}
+	if err := k8s.List(context.Background(), &fss); err != nil {
+		return err
+	}
+	want := defaults.Native()
+	if len(rps.Items) != len(want.RequestPriorities()) || len(fss.Items) != len(want.FlowSchemas()) {
+		return fmt.Errorf("%d RequestPriorities and %d FlowSchemas, want %d and %d", len(rps.Items), len(fss.Items),
+			len(want.RequestPriorities()), len(want.FlowSchemas()))
+	}
+	var objs []client.Object
+	for i := range rps.Items {
+		objs = append(objs, &rps.Items[i])
+	}
+	for i := range fss.Items {
+		objs = append(objs, &fss.Items[i])
+	}
+	for _, obj := range objs {
+		var conds []metav1.Condition
+		switch o := obj.(type) {
+		case *flowv1.RequestPriority:
+			conds = o.Status.Conditions
+		case *flowv1.FlowSchema:
+			conds = o.Status.Conditions
+		}
+		c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
+		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
+			return fmt.Errorf("%T %s: Projected %+v", obj, obj.GetName(), c)
+		}
+	}
+	return nil
+}
+
+// noOwnedNatives accepts a measurement once no native object carries the operator's label.
+func noOwnedNatives(measurement) error {
+	return ownedNativeFlowSchemas()(nil)
+}
+
+// ownedNativeFlowSchemas accepts a measurement once the operator's native FlowSchemas include
+// names (and kube-apiserver has digested them, which settle's repeats show); with no names,
+// once the operator owns no native object.
+func ownedNativeFlowSchemas(names ...string) func(measurement) error {
+	return func(measurement) error {
+		owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
+		var fss flowcontrolv1.FlowSchemaList
+		if err := k8s.List(context.Background(), &fss, owned); err != nil {
+			return err
+		}
+		got := map[string]bool{}
+		for _, fs := range fss.Items {
+			got[fs.Name] = true
+		}
+		for _, n := range names {
+			if !got[n] {
+				return fmt.Errorf("native FlowSchema %s not there yet (owned: %v)", n, got)
+			}
+		}
+		if len(names) == 0 {
+			if len(got) > 0 {
+				return fmt.Errorf("owned native FlowSchemas left: %v", got)
+			}
+			var plcs flowcontrolv1.PriorityLevelConfigurationList
+			if err := k8s.List(context.Background(), &plcs, owned); err != nil {
+				return err
+			}
+			if len(plcs.Items) > 0 {
+				return fmt.Errorf("%d owned native levels left", len(plcs.Items))
+			}
+		}
+		return nil
+	}
+}
+
+// create creates obj as the admin.
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := k8s.Create(context.Background(), obj); err != nil {
+		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// deleteOurs deletes every RequestPriority and FlowSchema and waits until they are gone.
+func deleteOurs(t *testing.T) {
+	t.Helper()
+	for _, obj := range []client.Object{&flowv1.FlowSchema{}, &flowv1.RequestPriority{}} {
+		if err := k8s.DeleteAllOf(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var rps flowv1.RequestPriorityList
+		var fss flowv1.FlowSchemaList
+		if k8s.List(context.Background(), &rps) == nil && k8s.List(context.Background(), &fss) == nil &&
+			len(rps.Items)+len(fss.Items) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("our objects were not deleted in 1m")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
