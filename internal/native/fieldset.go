@@ -50,6 +50,9 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 		case set.all:
 			set = valueSet{values: slices.Clone(domain)}
 		}
+		if !t.affordable(set.values) {
+			return valueSet{}, evalOverBudget(t, set.values)
+		}
 		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
 	}
 	return set, nil
@@ -76,6 +79,9 @@ func intersect(s valueSet, values []string) valueSet {
 
 // unbounded explains a test that leaves an unbounded set of values the native API cannot list.
 func unbounded(t *test) *field.Error {
+	if err := languageOverBudget(t); err != nil {
+		return err
+	}
 	what := "a negation"
 	switch {
 	case t.isPattern && !t.negate:

@@ -70,8 +70,9 @@ func compileMatch(s *effective.Schema) ([]flowcontrolv1.PolicyRulesWithSubjects,
 			"not expressible natively: native flows are the whole user or namespace name; remove the transformation"))
 	}
 	var rules []flowcontrolv1.PolicyRulesWithSubjects
+	b := newBudget() // one per FlowSchema: its native object lists at most maxListedValues
 	for i := range s.Match {
-		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i))
+		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i), b)
 		switch {
 		case err != nil:
 			errs = append(errs, err)
