@@ -38,7 +38,12 @@ type budget struct {
 	evalWork                  int
 	// patterns keeps the analysis of each distinct pattern of the FlowSchema.
 	patterns map[string]*pattern
+	// overList records that a rule did not fit the listed-values budget.
+	overList bool
 }
+
+// spent reports whether a budget of the FlowSchema ran out: its analysis stops there.
+func (b *budget) spent() bool { return b.overList || b.analysisBytes < 0 || b.evalWork < 0 }
 
 // newBudget returns the budget of one FlowSchema.
 func newBudget() *budget {
@@ -72,6 +77,7 @@ func (b *budget) eval(insts int, values []string) bool {
 	work := 0
 	for _, v := range values {
 		if work += (insts + 8) * (len(v) + 1); work > b.evalWork {
+			b.evalWork = -1 // exhausted: the analysis stops
 			return false
 		}
 	}
@@ -133,6 +139,7 @@ func (c *conjunction) productFits(res, sub []string) *field.Error {
 	if c.budget.fits(n, size) {
 		return nil
 	}
+	c.budget.overList = true
 	return field.Invalid(c.path.Child("and"), string(flowv1.FieldResource), fmt.Sprintf(
 		"not expressible natively: the native rule would list %s resource/subresource pairs (%s): %s resources × %s "+
 			"subresources; native rules list values, so keep the languages of resource and subresource small: a "+
@@ -147,6 +154,7 @@ func (c *conjunction) charge(r *flowcontrolv1.PolicyRulesWithSubjects) *field.Er
 	if c.budget.list(n, size) {
 		return nil
 	}
+	c.budget.overList = true
 	return field.Invalid(c.path, fmt.Sprintf("%s values (%s)", countText(n), sizeText(size)), fmt.Sprintf(
 		"not expressible natively: with this conjunction the native FlowSchema would list more than %s values or "+
 			"%s (%s values and %s are left for it); native rules list values, so list fewer users, namespaces, "+

@@ -74,6 +74,8 @@ func compileMatch(s *effective.Schema) ([]flowcontrolv1.PolicyRulesWithSubjects,
 	for i := range s.Match {
 		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i), b)
 		switch {
+		case err != nil && b.spent():
+			return nil, append(errs, err) // one budget error is enough: the rest is not analyzed
 		case err != nil:
 			errs = append(errs, err)
 		case rule != nil:
