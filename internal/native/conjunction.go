@@ -24,11 +24,11 @@ var resourceOnly = []flowv1.RequestField{flowv1.FieldAPIGroup, flowv1.FieldResou
 type conjunction struct {
 	byField map[flowv1.RequestField][]*test
 	path    *field.Path
-	budget  *budget // of the FlowSchema
+	bounds  *bounds // of the FlowSchema
 }
 
-func newConjunction(c *flowv1.Conjunction, path *field.Path, b *budget) *conjunction {
-	out := &conjunction{byField: map[flowv1.RequestField][]*test{}, path: path, budget: b}
+func newConjunction(c *flowv1.Conjunction, path *field.Path, b *bounds) *conjunction {
+	out := &conjunction{byField: map[flowv1.RequestField][]*test{}, path: path, bounds: b}
 	for j := range c.And {
 		t := newTest(&c.And[j], path.Child("and").Index(j), b)
 		out.byField[t.field] = append(out.byField[t.field], &t)
@@ -50,7 +50,7 @@ func (c *conjunction) hasPositive(fields ...flowv1.RequestField) bool {
 
 // compileConjunction returns the native rule that accepts exactly the requests c accepts, nil
 // when c accepts none, or the reason it cannot be expressed; b is the budget of its FlowSchema.
-func compileConjunction(c *flowv1.Conjunction, path *field.Path, b *budget) (*flowcontrolv1.PolicyRulesWithSubjects, *field.Error) {
+func compileConjunction(c *flowv1.Conjunction, path *field.Path, b *bounds) (*flowcontrolv1.PolicyRulesWithSubjects, *field.Error) {
 	conj := newConjunction(c, path, b)
 	res, resNone, resErr := conj.resourceRule()
 	non, nonNone, nonErr := conj.nonResourceRule()

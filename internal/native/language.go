@@ -31,13 +31,13 @@ type language struct {
 // analyzePattern returns the language of an RE2 pattern matched against the whole value, and
 // false when it has none of the forms of language; the budgets are those of one FlowSchema.
 func analyzePattern(pattern string) (language, bool) {
-	p := newBudget().pattern(pattern)
+	p := newBounds().pattern(pattern)
 	return p.lang, p.ok
 }
 
 // analyzer enumerates finite languages within the per-language limits and the analysis budget.
 type analyzer struct {
-	budget *budget
+	bounds *bounds
 	// memo holds the language of each node: Simplify shares the node of a repeated expression
 	// between its copies.
 	memo map[*syntax.Regexp]memoEntry
@@ -191,7 +191,7 @@ func (a *analyzer) limit(n, size int) bool {
 		a.tooLarge = true
 		return false
 	}
-	if !a.budget.analysis(size + n*stringOverhead) {
+	if !a.bounds.analysis(size + n*stringOverhead) {
 		a.overBudget = true
 		return false
 	}

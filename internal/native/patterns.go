@@ -23,7 +23,7 @@ type pattern struct {
 }
 
 // pattern returns the analysis of p, parsing and analyzing it within the budget the first time.
-func (b *budget) pattern(p string) *pattern {
+func (b *bounds) pattern(p string) *pattern {
 	if info, ok := b.patterns[p]; ok {
 		return info
 	}
@@ -49,7 +49,7 @@ func (b *budget) pattern(p string) *pattern {
 		return info
 	}
 	info.tree = tree
-	a := &analyzer{budget: b, memo: map[*syntax.Regexp]memoEntry{}}
+	a := &analyzer{bounds: b, memo: map[*syntax.Regexp]memoEntry{}}
 	info.lang, info.ok = a.analyze(stripAnchors(stripCaptures(tree.Simplify())))
 	if !info.ok {
 		info.lang = language{tooLarge: a.tooLarge, overBudget: a.overBudget}

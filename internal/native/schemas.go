@@ -70,7 +70,7 @@ func compileMatch(s *effective.Schema) ([]flowcontrolv1.PolicyRulesWithSubjects,
 			"not expressible natively: native flows are the whole user or namespace name; remove the transformation"))
 	}
 	var rules []flowcontrolv1.PolicyRulesWithSubjects
-	b := newBudget() // one per FlowSchema: its native object lists at most maxListedValues
+	b := newBounds() // one per FlowSchema: its native object lists at most maxListedValues
 	for i := range s.Match {
 		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i), b)
 		switch {

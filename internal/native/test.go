@@ -20,14 +20,14 @@ type test struct {
 	isPattern bool
 	path      *field.Path
 	// budget is the analysis budget of the FlowSchema, which also keeps each pattern's analysis.
-	budget *budget
+	bounds *bounds
 }
 
 // newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]) and b the
 // analysis budget of its FlowSchema.
-func newTest(in *flowv1.AtomicTest, path *field.Path, b *budget) test {
+func newTest(in *flowv1.AtomicTest, path *field.Path, b *bounds) test {
 	t := readTest(in, path)
-	t.budget = b
+	t.bounds = b
 	return t
 }
 
@@ -63,7 +63,7 @@ func (t *test) holds(v string) bool {
 	if !t.isPattern {
 		return slices.Contains(t.values, v)
 	}
-	p := t.budget.pattern(t.pattern)
+	p := t.bounds.pattern(t.pattern)
 	if p.ok && p.lang.finite {
 		return slices.Contains(p.lang.values, v)
 	}
@@ -78,7 +78,7 @@ func (t *test) language() (language, bool) {
 	if !t.isPattern {
 		return language{finite: true, values: t.values}, true
 	}
-	p := t.budget.pattern(t.pattern)
+	p := t.bounds.pattern(t.pattern)
 	return p.lang, p.ok
 }
 
@@ -89,17 +89,17 @@ func (t *test) affordable(values []string) bool {
 	if lang, ok := t.language(); !t.isPattern || (ok && lang.finite) {
 		return true
 	}
-	p := t.budget.pattern(t.pattern)
+	p := t.bounds.pattern(t.pattern)
 	switch {
 	case p.lang.overBudget:
 		return false
 	case p.tree == nil:
 		return true // does not parse: holds matches nothing, no work
 	}
-	if p.re == nil && !t.budget.analysis(p.insts*nodeBytes) {
+	if p.re == nil && !t.bounds.analysis(p.insts*nodeBytes) {
 		return false
 	}
-	return t.budget.eval(p.insts, values)
+	return t.bounds.eval(p.insts, values)
 }
 
 // operand is the test's literal, for error messages.

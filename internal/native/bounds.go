@@ -31,8 +31,8 @@ const (
 	stringOverhead = 64
 )
 
-// budget is what is left of the budgets of one FlowSchema's analysis.
-type budget struct {
+// bounds is what is left of the budgets of one FlowSchema's analysis.
+type bounds struct {
 	listedValues, listedBytes int
 	analysisBytes             int
 	evalWork                  int
@@ -43,17 +43,17 @@ type budget struct {
 }
 
 // spent reports whether a budget of the FlowSchema ran out: its analysis stops there.
-func (b *budget) spent() bool { return b.overList || b.analysisBytes < 0 || b.evalWork < 0 }
+func (b *bounds) spent() bool { return b.overList || b.analysisBytes < 0 || b.evalWork < 0 }
 
-// newBudget returns the budget of one FlowSchema.
-func newBudget() *budget {
-	return &budget{listedValues: maxListedValues, listedBytes: maxListedBytes, analysisBytes: maxAnalysisBytes,
+// newBounds returns the budgets of one FlowSchema.
+func newBounds() *bounds {
+	return &bounds{listedValues: maxListedValues, listedBytes: maxListedBytes, analysisBytes: maxAnalysisBytes,
 		evalWork: maxEvalWork}
 }
 
 // analysis takes n bytes of materialized strings from the analysis budget; false (taking
 // nothing) when they do not fit.
-func (b *budget) analysis(n int) bool {
+func (b *bounds) analysis(n int) bool {
 	if b == nil {
 		return true
 	}
@@ -66,11 +66,11 @@ func (b *budget) analysis(n int) bool {
 }
 
 // exhausted reports whether the analysis budget ran out.
-func (b *budget) exhausted() bool { return b != nil && b.analysisBytes < 0 }
+func (b *bounds) exhausted() bool { return b != nil && b.analysisBytes < 0 }
 
 // eval takes the work of evaluating a program of insts instructions on values; false when it
 // does not fit.
-func (b *budget) eval(insts int, values []string) bool {
+func (b *bounds) eval(insts int, values []string) bool {
 	if b == nil {
 		return true
 	}
@@ -86,12 +86,12 @@ func (b *budget) eval(insts int, values []string) bool {
 }
 
 // fits reports whether a rule listing values values of bytes bytes fits what is left.
-func (b *budget) fits(values, bytes int) bool {
+func (b *bounds) fits(values, bytes int) bool {
 	return b == nil || (values <= b.listedValues && bytes <= b.listedBytes)
 }
 
 // list takes a rule's listed values from the budget; false when they do not fit.
-func (b *budget) list(values, bytes int) bool {
+func (b *bounds) list(values, bytes int) bool {
 	if !b.fits(values, bytes) {
 		return false
 	}
@@ -136,30 +136,30 @@ func countText(n int) string {
 func (c *conjunction) productFits(res, sub []string) *field.Error {
 	n := len(res) * len(sub)
 	size := totalLen(res)*len(sub) + (totalLen(sub)+1)*len(res)
-	if c.budget.fits(n, size) {
+	if c.bounds.fits(n, size) {
 		return nil
 	}
-	c.budget.overList = true
+	c.bounds.overList = true
 	return field.Invalid(c.path.Child("and"), string(flowv1.FieldResource), fmt.Sprintf(
 		"not expressible natively: the native rule would list %s resource/subresource pairs (%s): %s resources × %s "+
 			"subresources; native rules list values, so keep the languages of resource and subresource small: a "+
 			"native FlowSchema lists at most %s values and %s, and %s values and %s are left for this conjunction",
 		countText(n), sizeText(size), countText(len(res)), countText(len(sub)), countText(maxListedValues),
-		sizeText(maxListedBytes), countText(c.budget.listedValues), sizeText(c.budget.listedBytes)))
+		sizeText(maxListedBytes), countText(c.bounds.listedValues), sizeText(c.bounds.listedBytes)))
 }
 
 // charge takes the values a conjunction's native rule lists from the FlowSchema's budget.
 func (c *conjunction) charge(r *flowcontrolv1.PolicyRulesWithSubjects) *field.Error {
 	n, size := listedSize(r)
-	if c.budget.list(n, size) {
+	if c.bounds.list(n, size) {
 		return nil
 	}
-	c.budget.overList = true
+	c.bounds.overList = true
 	return field.Invalid(c.path, fmt.Sprintf("%s values (%s)", countText(n), sizeText(size)), fmt.Sprintf(
 		"not expressible natively: with this conjunction the native FlowSchema would list more than %s values or "+
 			"%s (%s values and %s are left for it); native rules list values, so list fewer users, namespaces, "+
 			"resources or paths, or split the match into several FlowSchemas",
-		countText(maxListedValues), sizeText(maxListedBytes), countText(c.budget.listedValues), sizeText(c.budget.listedBytes)))
+		countText(maxListedValues), sizeText(maxListedBytes), countText(c.bounds.listedValues), sizeText(c.bounds.listedBytes)))
 }
 
 // listedSize counts the values a native rule lists and their bytes.
