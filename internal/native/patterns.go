@@ -19,7 +19,8 @@ type pattern struct {
 	insts int
 	lang  language
 	ok    bool
-	re    *regexp.Regexp // compiled on first evaluation
+	re    *regexp.Regexp      // compiled on first evaluation
+	set   map[string]struct{} // the finite language, for lookups
 }
 
 // pattern returns the analysis of p, parsing and analyzing it within the budget the first time.

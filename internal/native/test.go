@@ -1,9 +1,8 @@
 package native
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"slices"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
@@ -19,8 +18,10 @@ type test struct {
 	pattern   string
 	isPattern bool
 	path      *field.Path
-	// budget is the analysis budget of the FlowSchema, which also keeps each pattern's analysis.
+	// bounds are the budgets of the FlowSchema, which also keep each pattern's analysis.
 	bounds *bounds
+	// set holds values for lookups, built on the first one.
+	set map[string]struct{}
 }
 
 // newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]) and b the
@@ -60,14 +61,34 @@ func patternTest(p *flowv1.PatternTest, negate bool, path *field.Path) test {
 // holds evaluates the positive form of the test on a present scalar value. A pattern whose
 // language is finite is looked up in it, without running the regular expression.
 func (t *test) holds(v string) bool {
-	if !t.isPattern {
+	switch {
+	case !t.isPattern && len(t.values) <= 16:
 		return slices.Contains(t.values, v)
+	case !t.isPattern:
+		if t.set == nil {
+			t.set = lookup(t.values)
+		}
+		_, ok := t.set[v]
+		return ok
 	}
 	p := t.bounds.pattern(t.pattern)
 	if p.ok && p.lang.finite {
-		return slices.Contains(p.lang.values, v)
+		if p.set == nil {
+			p.set = lookup(p.lang.values)
+		}
+		_, ok := p.set[v]
+		return ok
 	}
 	return p.matcher(t.pattern).MatchString(v)
+}
+
+// lookup is a set of values for lookups.
+func lookup(values []string) map[string]struct{} {
+	out := make(map[string]struct{}, len(values))
+	for _, v := range values {
+		out[v] = struct{}{}
+	}
+	return out
 }
 
 // accepts evaluates the test on a present scalar value.

@@ -62,6 +62,9 @@ func FlowSchemas(rp string) []Case {
 		{Name: "worst-inset-4096", Expressible: true, Stress: "16 inSets of 256 namespaces (4,096 entries) and 16 of 256 users per conjunction, 4 conjunctions",
 			Spec: spec(rp, repeat(4, conj(append(repeatTest(16, set(flowv1.FieldNamespace, 256, 12, "n")),
 				repeatTest(16, set(flowv1.FieldUser, 256, 12, "u"))...)...)))},
+		{Name: "worst-set-filters", Stress: "an inSet of 256 values filtered by 31 notInSets of 256 values, 64 conjunctions (2,048 sets)",
+			Spec: spec(rp, repeat(64, conj(append([]flowv1.AtomicTest{set(flowv1.FieldNamespace, 256, 2, "")},
+				repeatTest(31, notSet(flowv1.FieldNamespace, 256, 2, "z"))...)...)))},
 		{Name: "worst-users-64", Stress: "256 users of 60 characters in each of 64 conjunctions: 16,384 subjects",
 			Spec: spec(rp, usersPerConjunction(64, 256, 60))},
 		{Name: "large-realistic", Expressible: true, Stress: "64 conjunctions of 32 users, 16 namespaces, 4 verbs, 8 resources: 3,840 listed values",
@@ -107,6 +110,12 @@ func set(f flowv1.RequestField, n, size int, prefix string) flowv1.AtomicTest {
 		values[i] = v + strings.Repeat("x", max(0, size-len(v)))
 	}
 	return flowv1.AtomicTest{InSet: &flowv1.SetTest{Field: f, Set: values}}
+}
+
+// notSet is a notInSet of n distinct values of length size, starting with prefix.
+func notSet(f flowv1.RequestField, n, size int, prefix string) flowv1.AtomicTest {
+	in := set(f, n, size, prefix)
+	return flowv1.AtomicTest{NotInSet: in.InSet}
 }
 
 func nested() []flowv1.AtomicTest {
