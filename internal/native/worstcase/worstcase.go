@@ -3,7 +3,8 @@
 // are finite but huge (x{1000}[a-p][a-p]), resource × subresource cross products, nested
 // repetitions, Unicode classes, long alternations, long literals and the largest sets. Every
 // object fits the CRD's bounds (64 conjunctions, 32 tests, 256 values of 1,024 characters,
-// patterns of 512 characters) and kube-apiserver's request size (its JSON is under 1.5 MiB).
+// patterns of 512 characters) and kube-apiserver's request size: its JSON is under 3 MiB, and
+// under etcd's 1.5 MiB for all but worst-set-filters (which only the webhook sees).
 package worstcase
 
 import (
@@ -62,8 +63,8 @@ func FlowSchemas(rp string) []Case {
 		{Name: "worst-inset-4096", Expressible: true, Stress: "16 inSets of 256 namespaces (4,096 entries) and 16 of 256 users per conjunction, 4 conjunctions",
 			Spec: spec(rp, repeat(4, conj(append(repeatTest(16, set(flowv1.FieldNamespace, 256, 12, "n")),
 				repeatTest(16, set(flowv1.FieldUser, 256, 12, "u"))...)...)))},
-		{Name: "worst-set-filters", Stress: "an inSet of 256 values filtered by 31 notInSets of 256 values, 64 conjunctions (2,048 sets)",
-			Spec: spec(rp, repeat(64, conj(append([]flowv1.AtomicTest{set(flowv1.FieldNamespace, 256, 2, "")},
+		{Name: "worst-set-filters", Stress: "an inSet of 256 values filtered by 31 notInSets of 256 values, 48 conjunctions (1,536 sets, 2.9 MiB)",
+			Spec: spec(rp, repeat(48, conj(append([]flowv1.AtomicTest{set(flowv1.FieldNamespace, 256, 2, "")},
 				repeatTest(31, notSet(flowv1.FieldNamespace, 256, 2, "z"))...)...)))},
 		{Name: "worst-users-64", Stress: "256 users of 60 characters in each of 64 conjunctions: 16,384 subjects",
 			Spec: spec(rp, usersPerConjunction(64, 256, 60))},
