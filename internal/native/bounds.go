@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"slices"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -219,4 +220,56 @@ func evalOverBudget(t *test, values []string) *field.Error {
 		"values (%s) the other tests leave for field %s takes more than the evaluation budget of %s "+
 		"instruction-bytes per FlowSchema; bound the field with fewer or shorter values, or use a simpler pattern",
 		t.pattern, countText(len(values)), sizeText(totalLen(values)), t.field, countText(maxEvalWork)))
+}
+
+// members tracks which values of a conjunction's finite set for one field survive its set
+// tests, with one map for all of them: a test's survivors carry the current generation.
+// set.values stays the truth; the map may hold values it no longer has.
+type members struct {
+	gen int
+	of  map[string]int
+}
+
+// track starts tracking values, once.
+func (m *members) track(values []string) {
+	if m.of == nil {
+		m.of = make(map[string]int, len(values))
+		for _, v := range values {
+			m.of[v] = m.gen
+		}
+	}
+}
+
+// intersect is s ∩ values.
+func (m *members) intersect(s valueSet, values []string) valueSet {
+	if s.all {
+		return valueSet{values: dedupe(slices.Clone(values))}
+	}
+	m.track(s.values)
+	m.gen++
+	for _, v := range values {
+		if g, ok := m.of[v]; ok && g == m.gen-1 {
+			m.of[v] = m.gen
+		}
+	}
+	return valueSet{values: m.survivors(s.values)}
+}
+
+// drop removes operand from values.
+func (m *members) drop(values, operand []string) []string {
+	m.track(values)
+	m.gen++
+	for _, v := range values {
+		m.of[v] = m.gen
+	}
+	for _, v := range operand {
+		if _, ok := m.of[v]; ok {
+			m.of[v] = -1
+		}
+	}
+	return m.survivors(values)
+}
+
+func (m *members) survivors(values []string) []string {
+	return slices.DeleteFunc(values, func(v string) bool { return m.of[v] != m.gen })
 }

@@ -26,9 +26,10 @@ func (s valueSet) every() bool { return s.all && !s.nonEmpty }
 // see the package doc).
 func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 	set, rest := valueSet{all: true}, []*test{}
+	var m members // of the finite set, for the set tests (32 sets of 256 values cost no map each)
 	for _, t := range tests { // finite positives first: they bound the set
 		if lang, ok := t.language(); ok && lang.finite && !t.negate {
-			set = intersect(set, lang.values)
+			set = m.intersect(set, lang.values)
 			continue
 		}
 		rest = append(rest, t)
@@ -52,6 +53,10 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 		}
 		if !t.affordable(set.values) {
 			return valueSet{}, evalOverBudget(t, set.values)
+		}
+		if !t.isPattern { // a negated set
+			set.values = m.drop(set.values, t.values)
+			continue
 		}
 		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
 	}
