@@ -27,6 +27,19 @@ func allocated(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// worstCaseReasons are the budgets each adversarial FlowSchema runs into first (a part of the
+// first error's message).
+var worstCaseReasons = map[string]string{
+	"worst-pattern-pair":     "accepts more than 256 values or 64 KiB",
+	"worst-pattern-pair-64":  "accepts more than 256 values or 64 KiB",
+	"worst-cross-product-64": "would list 256 resource/subresource pairs",
+	"worst-nested-groups":    "accepts more than 256 values or 64 KiB",
+	"worst-distinct-classes": "analysis budget of 16 MiB",
+	"worst-evaluation":       "evaluation budget",
+	"worst-long-literals":    "would list 65,536 resource/subresource pairs (128 MiB)",
+	"worst-users-64":         "would list more than 8,192 values",
+}
+
 // TestWorstCasesBounded checks every adversarial FlowSchema: MatchErrors (what the webhook
 // warns with) allocates less than 64 MiB and reports it NotExpressible with the path of a
 // conjunction, except the realistic large one, which stays expressible.
@@ -53,6 +66,9 @@ func TestWorstCasesBounded(t *testing.T) {
 			}
 			if len(errs) > 0 {
 				t.Logf("first error: %.400s", errs[0])
+			}
+			if want := worstCaseReasons[c.Name]; want != "" && (len(errs) == 0 || !strings.Contains(errs[0], want)) {
+				t.Errorf("first error %.300q; want it to say %q", errs, want)
 			}
 		})
 	}

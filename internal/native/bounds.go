@@ -198,10 +198,7 @@ func languageOverBudget(t *test) *field.Error {
 	lang, _ := t.language()
 	switch {
 	case lang.overBudget:
-		return field.Invalid(t.path, t.operand(), fmt.Sprintf("not expressible natively: enumerating the languages "+
-			"of this FlowSchema's patterns takes more than the analysis budget of %s; native rules list values, so "+
-			"keep the patterns' languages small (at most %d values and %s each), or split the FlowSchema",
-			sizeText(maxAnalysisBytes), maxFiniteValues, sizeText(maxLanguageBytes)))
+		return analysisOverBudget(t)
 	case lang.tooLarge:
 		return field.Invalid(t.path, t.operand(), fmt.Sprintf("not expressible natively: on field %s, pattern %q "+
 			"accepts more than %d values or %s, which native rules would have to list one by one; keep the pattern's "+
@@ -211,10 +208,19 @@ func languageOverBudget(t *test) *field.Error {
 	return nil
 }
 
+// analysisOverBudget explains a pattern left unanalyzed or unevaluated because the analysis
+// budget ran out.
+func analysisOverBudget(t *test) *field.Error {
+	return field.Invalid(t.path, t.operand(), fmt.Sprintf("not expressible natively: parsing, enumerating and "+
+		"compiling the patterns of this FlowSchema takes more than the analysis budget of %s; native rules list "+
+		"values, so keep the patterns small and their languages small (at most %d values and %s each), or split "+
+		"the FlowSchema", sizeText(maxAnalysisBytes), maxFiniteValues, sizeText(maxLanguageBytes)))
+}
+
 // evalOverBudget explains a pattern too costly to evaluate on the finite values of its field.
 func evalOverBudget(t *test, values []string) *field.Error {
-	if err := languageOverBudget(t); err != nil {
-		return err
+	if t.bounds.analysisBytes < 0 { // compiling the pattern did not fit the analysis budget
+		return analysisOverBudget(t)
 	}
 	return field.Invalid(t.path, t.operand(), fmt.Sprintf("not expressible natively: evaluating pattern %q on the %s "+
 		"values (%s) the other tests leave for field %s takes more than the evaluation budget of %s "+
