@@ -26,7 +26,8 @@ func (s valueSet) every() bool { return s.all && !s.nonEmpty }
 // see the package doc).
 func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 	set, rest := valueSet{all: true}, []*test{}
-	var m members // of the finite set, for the set tests (32 sets of 256 values cost no map each)
+	// m tracks the finite set for the set tests: 32 sets of 256 values cost no map each.
+	var m members
 	for _, t := range tests { // finite positives first: they bound the set
 		if lang, ok := t.language(); ok && lang.finite && !t.negate {
 			set = m.intersect(set, lang.values)

@@ -85,7 +85,7 @@ func TestLanguageLimits(t *testing.T) {
 		{"(a|b){8}", 256, false},
 		{"(a|b){9}", 0, true},
 		{"x{1000}[a-p]", 16, false},
-		{"x{1000}[a-p][a-p]", 0, true}, // 256 values of 1,002 bytes: 250 KiB
+		{"x{1000}[a-p][a-p]", 0, true},    // 256 values of 1,002 bytes: 250 KiB
 		{`[a-z\x{100}-\x{1FF}]`, 0, true}, // 282 runes
 		{"[a-p]x{1000}[a-p]", 0, true},
 		{"(x{1000}){1}y{1000}z{1000}w{1000}", 1, false},
