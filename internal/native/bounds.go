@@ -66,9 +66,6 @@ func (b *bounds) analysis(n int) bool {
 	return true
 }
 
-// exhausted reports whether the analysis budget ran out.
-func (b *bounds) exhausted() bool { return b != nil && b.analysisBytes < 0 }
-
 // eval takes the work of evaluating a program of insts instructions on values; false when it
 // does not fit.
 func (b *bounds) eval(insts int, values []string) bool {

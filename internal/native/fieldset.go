@@ -76,14 +76,6 @@ func excludesOnlyEmpty(t *test, lang language, known bool) bool {
 	return t.negate && lang.finite && len(lang.values) == 1 && lang.values[0] == ""
 }
 
-func intersect(s valueSet, values []string) valueSet {
-	if s.all {
-		return valueSet{values: dedupe(slices.Clone(values))}
-	}
-	keep := lookup(values) // a map: 32 inSets of 256 values must not cost 32 × 256 × 256 comparisons
-	return valueSet{values: slices.DeleteFunc(s.values, func(v string) bool { _, ok := keep[v]; return !ok })}
-}
-
 // unbounded explains a test that leaves an unbounded set of values the native API cannot list.
 func unbounded(t *test) *field.Error {
 	if err := languageOverBudget(t); err != nil {
