@@ -9,6 +9,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/worstcase"
 )
 
 // BenchmarkProject measures Project over configurations of the size fleets run: 100 levels and
@@ -55,4 +56,17 @@ func benchConfig(levels, schemas int) *effective.Config {
 		fss = append(fss, fs)
 	}
 	return effective.Compute(rps, fss)
+}
+
+// BenchmarkWorstCaseMatchErrors measures the native analysis alone (what the webhook warns
+// with) on every adversarial FlowSchema of package worstcase.
+func BenchmarkWorstCaseMatchErrors(b *testing.B) {
+	for _, c := range worstcase.FlowSchemas("target") {
+		b.Run(c.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				native.MatchErrors(&c.Spec)
+			}
+		})
+	}
 }

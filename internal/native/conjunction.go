@@ -30,12 +30,13 @@ var resourceOnly = []flowv1.RequestField{flowv1.FieldAPIGroup, flowv1.FieldResou
 type conjunction struct {
 	byField map[flowv1.RequestField][]*test
 	path    *field.Path
+	bounds  *bounds // of the FlowSchema
 }
 
-func newConjunction(c *flowv1.Conjunction, path *field.Path) *conjunction {
-	out := &conjunction{byField: map[flowv1.RequestField][]*test{}, path: path}
+func newConjunction(c *flowv1.Conjunction, path *field.Path, b *bounds) *conjunction {
+	out := &conjunction{byField: map[flowv1.RequestField][]*test{}, path: path, bounds: b}
 	for j := range c.And {
-		t := newTest(&c.And[j], path.Child("and").Index(j))
+		t := newTest(&c.And[j], path.Child("and").Index(j), b)
 		out.byField[t.field] = append(out.byField[t.field], &t)
 	}
 	return out
@@ -54,9 +55,9 @@ func (c *conjunction) hasPositive(fields ...flowv1.RequestField) bool {
 }
 
 // compileConjunction returns the native rule that accepts exactly the requests c accepts, nil
-// when c accepts none, or the reason it cannot be expressed.
-func compileConjunction(c *flowv1.Conjunction, path *field.Path) (*flowcontrolv1.PolicyRulesWithSubjects, *field.Error) {
-	conj := newConjunction(c, path)
+// when c accepts none, or the reason it cannot be expressed; b is the budget of its FlowSchema.
+func compileConjunction(c *flowv1.Conjunction, path *field.Path, b *bounds) (*flowcontrolv1.PolicyRulesWithSubjects, *field.Error) {
+	conj := newConjunction(c, path, b)
 	res, resNone, resErr := conj.resourceRule()
 	non, nonNone, nonErr := conj.nonResourceRule()
 	if resNone && nonNone {
@@ -79,6 +80,9 @@ func compileConjunction(c *flowv1.Conjunction, path *field.Path) (*flowcontrolv1
 	}
 	if !nonNone {
 		out.NonResourceRules = []flowcontrolv1.NonResourcePolicyRule{*non}
+	}
+	if err := conj.charge(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -265,6 +269,9 @@ func (c *conjunction) resources(res, sub valueSet) ([]string, *field.Error) {
 			"not expressible natively: %s is constrained but %s is not, and native rules name each resource/subresource "+
 				"pair (\"pods\" and \"pods/status\" separately); add an equals or inSet test on %s "+
 				"(subresource \"\" is the object itself)", constrained, free, free))
+	}
+	if err := c.productFits(res.values, sub.values); err != nil {
+		return nil, err
 	}
 	var out []string
 	for _, r := range res.values {

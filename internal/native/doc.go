@@ -43,6 +43,36 @@
 // "." does not match a newline, while "every value" does: attribute values with a newline are
 // treated as absent.
 //
+// # Budgets
+//
+// The analysis of one FlowSchema is bounded, so that any object the CRD admits costs little in
+// the webhook (which warns with MatchErrors) and in the leader's projection; every size is
+// computed from counts and lengths before it is allocated:
+//   - a pattern's finite language holds at most 256 values and 64 KiB (maxFiniteValues,
+//     maxLanguageBytes); a larger one (x{1000}[a-p][a-p]: 256 values of 1,002 bytes) is not
+//     listed. Runs of single-valued parts (the copies of x) are joined before a product is
+//     built, so a concatenation builds at most 9 products;
+//   - one native FlowSchema lists at most 8,192 values and 256 KiB over all its rules (subjects,
+//     verbs, API groups, resource/subresource pairs, namespaces, paths). kube-apiserver refuses
+//     bodies over 3 MiB and etcd values over 1.5 MiB; a listed value costs its bytes and at most
+//     about 35 bytes of JSON (a user subject), so a native FlowSchema stays under about 540 KiB,
+//     a third of etcd's limit, and so does what the plan holds per FlowSchema. resource ×
+//     subresource (256 × 256 values of 1 KiB would be 128 MiB) is checked against what is left
+//     before it is joined;
+//   - the analysis materializes at most 16 MiB (maxAnalysisBytes): pattern parse trees (charged
+//     before parsing from the text: a node per byte, 32 KiB per Unicode class escape), their
+//     simplified expansion (charged before Simplify) and languages;
+//   - evaluating patterns on a field's finite values costs at most 8 Mi instruction-bytes
+//     ((program + 8) × (value length + 1) per evaluation, above the steps of Go's regexp
+//     engines; about 16 ms);
+//   - each distinct pattern is parsed and analyzed once per FlowSchema.
+//
+// With the allocator's overhead, the analysis of any one FlowSchema allocates well under
+// 64 MiB (the adversarial objects of package worstcase: at most about 10 MiB). Past a budget the
+// conjunction is NotExpressible with its field path, the sizes and the fix, and the analysis of
+// the FlowSchema stops there. Project compiles one FlowSchema at a time: the intermediate sets
+// are per conjunction and become garbage; the plan keeps only the bounded native objects.
+//
 // # Levels
 //
 // A RequestPriority of level 0 maps onto kube-apiserver's mandatory PriorityLevelConfiguration

@@ -26,9 +26,11 @@ func (s valueSet) every() bool { return s.all && !s.nonEmpty }
 // see the package doc).
 func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 	set, rest := valueSet{all: true}, []*test{}
+	// m tracks the finite set for the set tests: 32 sets of 256 values cost no map each.
+	var m members
 	for _, t := range tests { // finite positives first: they bound the set
 		if lang, ok := t.language(); ok && lang.finite && !t.negate {
-			set = intersect(set, lang.values)
+			set = m.intersect(set, lang.values)
 			continue
 		}
 		rest = append(rest, t)
@@ -52,6 +54,13 @@ func constrain(tests []*test, domain []string) (valueSet, *field.Error) {
 				return set.nonEmpty && v == "" // an earlier test excluded ""
 			})}
 		}
+		if !t.affordable(set.values) {
+			return valueSet{}, evalOverBudget(t, set.values)
+		}
+		if !t.isPattern { // a negated set
+			set.values = m.drop(set.values, t.values)
+			continue
+		}
 		set.values = slices.DeleteFunc(set.values, func(v string) bool { return !t.accepts(v) })
 	}
 	return set, nil
@@ -69,15 +78,11 @@ func excludesOnlyEmpty(t *test, lang language, known bool) bool {
 	return t.negate && lang.finite && len(lang.values) == 1 && lang.values[0] == ""
 }
 
-func intersect(s valueSet, values []string) valueSet {
-	if s.all {
-		return valueSet{values: dedupe(slices.Clone(values))}
-	}
-	return valueSet{values: slices.DeleteFunc(s.values, func(v string) bool { return !slices.Contains(values, v) })}
-}
-
 // unbounded explains a test that leaves an unbounded set of values the native API cannot list.
 func unbounded(t *test) *field.Error {
+	if err := languageOverBudget(t); err != nil {
+		return err
+	}
 	what := "a negation"
 	switch {
 	case t.isPattern && !t.negate:

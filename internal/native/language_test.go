@@ -73,3 +73,33 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestLanguageLimits checks the per-pattern limits: a finite language over 256 values or
+// 64 KiB is not listed and says so (tooLarge), and each size is known before it is built.
+func TestLanguageLimits(t *testing.T) {
+	cases := []struct {
+		pattern  string
+		values   int // 0: not listed, too large
+		tooLarge bool
+	}{
+		{"(a|b){8}", 256, false},
+		{"(a|b){9}", 0, true},
+		{"x{1000}[a-p]", 16, false},
+		{"x{1000}[a-p][a-p]", 0, true},    // 256 values of 1,002 bytes: 250 KiB
+		{`[a-z\x{100}-\x{1FF}]`, 0, true}, // 282 runes
+		{"[a-p]x{1000}[a-p]", 0, true},
+		{"(x{1000}){1}y{1000}z{1000}w{1000}", 1, false},
+		{"(ab|cd|ef|gh)(ab|cd|ef|gh)(ab|cd|ef|gh)(ab|cd|ef|gh)", 256, false},
+		{"(ab|cd|ef|gh)(ab|cd|ef|gh)(ab|cd|ef|gh)(ab|cd|ef|gh)(a|b)", 0, true},
+		{"[a-z]+", 0, false},
+	}
+	for _, c := range cases {
+		lang, ok := analyzePattern(c.pattern)
+		switch {
+		case c.values > 0 && (!ok || !lang.finite || len(lang.values) != c.values):
+			t.Errorf("analyzePattern(%q) = %d values, %v; want %d values", c.pattern, len(lang.values), ok, c.values)
+		case c.values == 0 && (ok || lang.tooLarge != c.tooLarge):
+			t.Errorf("analyzePattern(%q) = ok %v, tooLarge %v; want not listed, tooLarge %v", c.pattern, ok, lang.tooLarge, c.tooLarge)
+		}
+	}
+}

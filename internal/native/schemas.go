@@ -74,9 +74,12 @@ func compileMatch(s *effective.Schema) ([]flowcontrolv1.PolicyRulesWithSubjects,
 			"not expressible natively: native flows are the whole user or namespace name; remove the transformation"))
 	}
 	var rules []flowcontrolv1.PolicyRulesWithSubjects
+	b := newBounds() // one per FlowSchema: its native object lists at most maxListedValues
 	for i := range s.Match {
-		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i))
+		rule, err := compileConjunction(&s.Match[i], spec.Child("match").Index(i), b)
 		switch {
+		case err != nil && b.spent():
+			return nil, append(errs, err) // one budget error is enough: the rest is not analyzed
 		case err != nil:
 			errs = append(errs, err)
 		case rule != nil:

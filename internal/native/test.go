@@ -1,10 +1,8 @@
 package native
 
 import (
-	"regexp"
-	"slices"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"slices"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
@@ -19,12 +17,22 @@ type test struct {
 	// most patterns are reduced to a language without ever being evaluated.
 	pattern   string
 	isPattern bool
-	re        *regexp.Regexp
 	path      *field.Path
+	// bounds are the budgets of the FlowSchema, which also keep each pattern's analysis.
+	bounds *bounds
+	// set holds values for lookups, built on the first one.
+	set map[string]struct{}
 }
 
-// newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]).
-func newTest(in *flowv1.AtomicTest, path *field.Path) test {
+// newTest reads an atomic test; path is the path of the test (spec.match[i].and[j]) and b the
+// analysis budget of its FlowSchema.
+func newTest(in *flowv1.AtomicTest, path *field.Path, b *bounds) test {
+	t := readTest(in, path)
+	t.bounds = b
+	return t
+}
+
+func readTest(in *flowv1.AtomicTest, path *field.Path) test {
 	switch {
 	case in.Equals != nil:
 		return test{field: in.Equals.Field, values: []string{in.Equals.Value}, path: path.Child("equals")}
@@ -50,19 +58,37 @@ func patternTest(p *flowv1.PatternTest, negate bool, path *field.Path) test {
 	return test{field: p.Field, negate: negate, pattern: p.Pattern, isPattern: true, path: path}
 }
 
-// holds evaluates the positive form of the test on a present scalar value.
+// holds evaluates the positive form of the test on a present scalar value. A pattern whose
+// language is finite is looked up in it, without running the regular expression.
 func (t *test) holds(v string) bool {
-	if !t.isPattern {
+	switch {
+	case !t.isPattern && len(t.values) <= 16:
 		return slices.Contains(t.values, v)
-	}
-	if t.re == nil {
-		re, err := regexp.Compile(`^(?:` + t.pattern + `)$`)
-		if err != nil {
-			re = regexp.MustCompile(`[^\s\S]`) // matches nothing; validation rejects the pattern anyway
+	case !t.isPattern:
+		if t.set == nil {
+			t.set = lookup(t.values)
 		}
-		t.re = re
+		_, ok := t.set[v]
+		return ok
 	}
-	return t.re.MatchString(v)
+	p := t.bounds.pattern(t.pattern)
+	if p.ok && p.lang.finite {
+		if p.set == nil {
+			p.set = lookup(p.lang.values)
+		}
+		_, ok := p.set[v]
+		return ok
+	}
+	return p.matcher(t.pattern).MatchString(v)
+}
+
+// lookup is a set of values for lookups.
+func lookup(values []string) map[string]struct{} {
+	out := make(map[string]struct{}, len(values))
+	for _, v := range values {
+		out[v] = struct{}{}
+	}
+	return out
 }
 
 // accepts evaluates the test on a present scalar value.
@@ -73,7 +99,28 @@ func (t *test) language() (language, bool) {
 	if !t.isPattern {
 		return language{finite: true, values: t.values}, true
 	}
-	return analyzePattern(t.pattern)
+	p := t.bounds.pattern(t.pattern)
+	return p.lang, p.ok
+}
+
+// affordable takes from the budget the work of evaluating the test on values, and reports
+// whether it fits. Only a pattern without a finite language runs a regular expression; its
+// compiled program is charged to the analysis budget too.
+func (t *test) affordable(values []string) bool {
+	if lang, ok := t.language(); !t.isPattern || (ok && lang.finite) {
+		return true
+	}
+	p := t.bounds.pattern(t.pattern)
+	switch {
+	case p.lang.overBudget:
+		return false
+	case p.tree == nil:
+		return true // does not parse: holds matches nothing, no work
+	}
+	if p.re == nil && !t.bounds.analysis(p.insts*nodeBytes) {
+		return false
+	}
+	return t.bounds.eval(p.insts, values)
 }
 
 // operand is the test's literal, for error messages.

@@ -11,6 +11,9 @@
 //     shufflesharding.ValidateHandSize), regular expressions, atomic tests. The CRD carries the
 //     same rules as OpenAPI bounds and CEL so they hold while the webhook is down; the Go
 //     messages are more precise (they name the offending value and the computed figures).
+//     The patterns of one FlowSchema share a regex budget (regexbudget.go: pattern text, Unicode
+//     class escapes, compiled instructions), checked before parsing and compiling, so that
+//     validating any admitted FlowSchema takes milliseconds.
 //   - Checks of a pair of objects (FlowSchemaAgainstPriority, RequestPriorityUpdate).
 //   - Checks against the other stored objects (RequestPriority, FlowSchema with an Objects
 //     view): unique priority level, references, and the reverse distinguisher check.

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -24,8 +25,9 @@ func FlowSchemaSpec(spec *v1alpha1.FlowSchemaSpec, fldPath *field.Path) (errs fi
 			fmt.Sprintf("must be between 0 and %d (numerically lower wins)", MaxMatchingPriority)))
 	}
 	errs = append(errs, referenceName(spec.RequestPriority.Name, fldPath.Child("requestPriority", "name"))...)
-	errs = append(errs, distinguisher(spec, fldPath.Child("flowDistinguisher"))...)
-	matchErrs, matchWarnings := match(spec.Match, fldPath.Child("match"))
+	budget := newRegexBudget()
+	errs = append(errs, distinguisher(spec, fldPath.Child("flowDistinguisher"), budget)...)
+	matchErrs, matchWarnings := match(spec.Match, fldPath.Child("match"), budget)
 	return append(errs, matchErrs...), matchWarnings
 }
 
@@ -41,7 +43,7 @@ func referenceName(name string, p *field.Path) field.ErrorList {
 }
 
 // distinguisher checks spec.flowDistinguisher.
-func distinguisher(spec *v1alpha1.FlowSchemaSpec, p *field.Path) field.ErrorList {
+func distinguisher(spec *v1alpha1.FlowSchemaSpec, p *field.Path, budget *regexBudget) field.ErrorList {
 	d := spec.FlowDistinguisher
 	if d == nil {
 		return nil
@@ -58,7 +60,7 @@ func distinguisher(spec *v1alpha1.FlowSchemaSpec, p *field.Path) field.ErrorList
 			[]v1alpha1.DistinguisherSource{v1alpha1.SourceUser, v1alpha1.SourceNamespace}))
 	}
 	if d.Transformation != nil {
-		errs = append(errs, transformationRegex(d.Transformation.Regex, p.Child("transformation", "regex"))...)
+		errs = append(errs, transformationRegex(d.Transformation.Regex, p.Child("transformation", "regex"), budget)...)
 	}
 	return errs
 }
@@ -84,8 +86,8 @@ func namespaceSource(conjunctions []v1alpha1.Conjunction, p *field.Path) field.E
 
 // transformationRegex checks the regex of a transformation: RE2, bounded length, and at least
 // one capturing group (the transformation yields submatch 1).
-func transformationRegex(re string, p *field.Path) field.ErrorList {
-	if errs := regexSyntax(re, p); len(errs) > 0 {
+func transformationRegex(re string, p *field.Path, budget *regexBudget) field.ErrorList {
+	if errs := regexSyntax(re, p, budget); len(errs) > 0 {
 		return errs
 	}
 	if capturingGroups(re) < 1 {
@@ -96,13 +98,26 @@ func transformationRegex(re string, p *field.Path) field.ErrorList {
 	return nil
 }
 
-// regexSyntax checks that re is present, not too long, and compiles as RE2.
-func regexSyntax(re string, p *field.Path) field.ErrorList {
+// regexSyntax checks that re is present, not too long, within what is left of the FlowSchema's
+// regex budget, and compiles as RE2.
+func regexSyntax(re string, p *field.Path, budget *regexBudget) field.ErrorList {
 	switch {
 	case re == "":
 		return field.ErrorList{field.Required(p, "set an RE2 regular expression")}
 	case utf8.RuneCountInString(re) > MaxRegexLength:
 		return field.ErrorList{field.TooLongCharacters(p, re, MaxRegexLength)}
+	}
+	if skip, err := budget.text(re, p); err != nil {
+		return field.ErrorList{err}
+	} else if skip {
+		return nil // the budget error is already reported
+	}
+	tree, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, re, "not an RE2 regular expression: "+err.Error())}
+	}
+	if err := budget.program(re, ProgramSize(tree), p); err != nil {
+		return field.ErrorList{err}
 	}
 	if _, err := compileFull(re); err != nil {
 		return field.ErrorList{field.Invalid(p, re, "not an RE2 regular expression: "+err.Error())}

@@ -44,7 +44,7 @@ func ResourceOnly(c v1alpha1.Conjunction) bool {
 }
 
 // match checks spec.match.
-func match(conjunctions []v1alpha1.Conjunction, p *field.Path) (field.ErrorList, []string) {
+func match(conjunctions []v1alpha1.Conjunction, p *field.Path, budget *regexBudget) (field.ErrorList, []string) {
 	if conjunctions == nil {
 		return field.ErrorList{field.Required(p, "list the conjunctions; `- and: []` matches every request")}, nil
 	}
@@ -58,13 +58,13 @@ func match(conjunctions []v1alpha1.Conjunction, p *field.Path) (field.ErrorList,
 		errs = append(errs, field.TooMany(p, len(conjunctions), MaxConjunctions))
 	}
 	for i, c := range conjunctions {
-		errs = append(errs, conjunction(c, p.Index(i).Child("and"))...)
+		errs = append(errs, conjunction(c, p.Index(i).Child("and"), budget)...)
 	}
 	return errs, warnings
 }
 
 // conjunction checks the atomic tests of one conjunction.
-func conjunction(c v1alpha1.Conjunction, p *field.Path) field.ErrorList {
+func conjunction(c v1alpha1.Conjunction, p *field.Path, budget *regexBudget) field.ErrorList {
 	if c.And == nil {
 		return field.ErrorList{field.Required(p, "list the atomic tests; `and: []` accepts every request")}
 	}
@@ -73,7 +73,7 @@ func conjunction(c v1alpha1.Conjunction, p *field.Path) field.ErrorList {
 		errs = append(errs, field.TooMany(p, len(c.And), MaxAtomicTests))
 	}
 	for j := range c.And {
-		errs = append(errs, atomicTest(&c.And[j], p.Index(j))...)
+		errs = append(errs, atomicTest(&c.And[j], p.Index(j), budget)...)
 	}
 	return errs
 }
@@ -103,7 +103,7 @@ func operators(t *v1alpha1.AtomicTest) []operator {
 const operatorNames = "equals, notEquals, inSet, notInSet, superSet, notSuperSet, patternMatch, notPatternMatch"
 
 // atomicTest checks that t has exactly one operator and that its operand is valid.
-func atomicTest(t *v1alpha1.AtomicTest, p *field.Path) field.ErrorList {
+func atomicTest(t *v1alpha1.AtomicTest, p *field.Path, budget *regexBudget) field.ErrorList {
 	var errs field.ErrorList
 	first := ""
 	for _, op := range operators(t) {
@@ -117,7 +117,7 @@ func atomicTest(t *v1alpha1.AtomicTest, p *field.Path) field.ErrorList {
 			continue
 		}
 		first = op.name
-		errs = append(errs, operand(op, p.Child(op.name))...)
+		errs = append(errs, operand(op, p.Child(op.name), budget)...)
 	}
 	if first == "" {
 		errs = append(errs, field.Required(p, "an atomic test takes exactly one operator: set one of "+operatorNames))
@@ -126,7 +126,7 @@ func atomicTest(t *v1alpha1.AtomicTest, p *field.Path) field.ErrorList {
 }
 
 // operand checks the field and the literal of one operator.
-func operand(op operator, p *field.Path) field.ErrorList {
+func operand(op operator, p *field.Path, budget *regexBudget) field.ErrorList {
 	switch {
 	case op.value != nil:
 		errs := testField(op.name, op.value.Field, p.Child("field"))
@@ -138,7 +138,7 @@ func operand(op operator, p *field.Path) field.ErrorList {
 		return append(testField(op.name, op.set.Field, p.Child("field")), setItems(op.set.Set, p.Child("set"))...)
 	default:
 		return append(testField(op.name, op.pattern.Field, p.Child("field")),
-			regexSyntax(op.pattern.Pattern, p.Child("pattern"))...)
+			regexSyntax(op.pattern.Pattern, p.Child("pattern"), budget)...)
 	}
 }
 
