@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
@@ -199,20 +200,53 @@ func (h *snapshotHolder) readSeatsSoon() {
 	}
 }
 
-// applySeats sets the native seats of every projected RequestPriority's view; s is not
-// published yet.
+// applySeats sets the native seats of every RequestPriority's view that the plan projects; s is not
+// published yet. With the server's concurrency limit known, the seats are kube-apiserver's own
+// arithmetic (ceil(limit × shares / sum of every level's shares)) over the levels the plan
+// leaves in place, so that the status written with the projection already holds them and the
+// next read of /metrics confirms them instead of causing a second status write; otherwise they
+// are the metric's value.
 func (s *snapshot) applySeats(seats *nativeSeats) {
 	if seats == nil || s.plan == nil {
 		return
 	}
+	planned := plannedShares(s.natives.PriorityLevels, s.plan.PriorityLevels)
+	var sum int64
+	for _, shares := range planned {
+		sum += int64(shares)
+	}
 	for name, v := range s.rps {
-		if v.projection.Projected {
-			if n, ok := seats.nominal[v.projection.NativeName]; ok {
-				v.nativeSeats = &n
-				s.rps[name] = v
-			}
+		// The plan's result, not the view's: a view waiting for its native object to be seen
+		// (Pending) is confirmed from the cache later, and then writes its seats at once.
+		res := s.plan.RequestPriorities[name]
+		if !res.Projected {
+			continue
+		}
+		level := res.NativeName
+		n, ok := seats.nominal[level]
+		if shares, planned := planned[level]; planned && seats.scl > 0 {
+			n, ok = int32(budget.Seats(seats.scl, int64(shares), sum)), true
+		}
+		if ok {
+			v.nativeSeats = &n
+			s.rps[name] = v
 		}
 	}
+}
+
+// plannedShares is the shares by level of the native levels once the plan is applied: the
+// levels the operator does not own, and the plan's own.
+func plannedShares(existing, plan []flowcontrolv1.PriorityLevelConfiguration) map[string]int32 {
+	out := make(map[string]int32, len(existing)+len(plan))
+	for i := range existing {
+		if !native.Owned(&existing[i]) {
+			out[existing[i].Name] = budget.Shares(&existing[i])
+		}
+	}
+	for i := range plan {
+		out[plan[i].Name] = budget.Shares(&plan[i])
+	}
+	return out
 }
 
 // levelsChanged reports whether the native levels' shares differ between two snapshots (prev

@@ -1056,7 +1056,9 @@ func TestProjectionEquivalence(t *testing.T) {
 	const configs, requests = 300, 250
 	rnd := randChooser{rand.New(rand.NewPCG(7, 11))}
 	st := &stats{notProjected: map[string]int{}}
-	previous := native.Existing{}
+	// The share budget is not what this test checks: 90% lets the random levels be projected.
+	roomy := int32(90)
+	previous := native.Existing{MaxSeatLossPercent: &roomy}
 	for i := range configs {
 		// Every other configuration with the backstop projected (--native-unmatched=operator).
 		unmatched := []native.Unmatched{native.UnmatchedKubeAPIServer, native.UnmatchedOperator}[i%2]
@@ -1068,9 +1070,9 @@ func TestProjectionEquivalence(t *testing.T) {
 			fss[i].DeepCopyInto(&original[i])
 		}
 		cfg := effective.Compute(rps, fss)
-		checkProjection(t, cfg, native.Existing{Unmatched: unmatched}, reqs, st)
+		checkProjection(t, cfg, native.Existing{Unmatched: unmatched, MaxSeatLossPercent: &roomy}, reqs, st)
 		plan := checkProjection(t, cfg, previous, reqs, st)
-		previous = native.Existing{PriorityLevels: plan.PriorityLevels, FlowSchemas: plan.FlowSchemas}
+		previous = native.Existing{PriorityLevels: plan.PriorityLevels, FlowSchemas: plan.FlowSchemas, MaxSeatLossPercent: &roomy}
 		if !reflect.DeepEqual(fss, original) {
 			t.Fatalf("Project modified the configuration:\n%s\n%s", dump(fss), dump(original))
 		}

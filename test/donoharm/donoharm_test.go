@@ -33,9 +33,11 @@ import (
 func TestInstallDoesNoHarm(t *testing.T) {
 	before := settle(t, "before the operator", noOwnedNatives)
 
-	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative, ManageDefaults: true})
+	// As the chart runs it: its own service account known, so its own route is projected too.
+	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative, ManageDefaults: true,
+		Operator: &native.ServiceAccount{Namespace: "apf-operator-system", Name: "apf-operator"}})
 	waitDefaultsProjected(t)
-	after := settle(t, "after install", ownedNativeFlowSchemas(native.NativeName("system-top")))
+	after := settle(t, "after install", ownedNativeFlowSchemas(native.NativeName("system-top"), native.OperatorRouteName))
 	stop()
 	uninstall(t)
 	afterUninstall := settle(t, "after uninstall", noOwnedNatives)
@@ -71,8 +73,9 @@ func oldBehaviour(t *testing.T) measurement {
 		fs.Labels, fs.Annotations = nil, nil
 		create(t, &fs)
 	}
+	noBudget := int32(90) // the earlier behaviour had no share budget
 	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative,
-		NativeUnmatched: native.UnmatchedOperator})
+		NativeUnmatched: native.UnmatchedOperator, NativeMaxSeatLossPercent: &noBudget})
 	m := settle(t, "earlier defaults", ownedNativeFlowSchemas(native.NativeName("system-top"), native.NativeName("system-low"),
 		native.NativeName("workload-low"), "apf.non-top-backstop"))
 	stop()

@@ -132,7 +132,9 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 		cancel()
 		return nil, err
 	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: op.registry}); err != nil {
+	maxSeatLoss := int32(scaleMaxSeatLoss)
+	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: op.registry,
+		NativeMaxSeatLossPercent: &maxSeatLoss}); err != nil {
 		cancel()
 		return nil, err
 	}

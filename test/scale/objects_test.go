@@ -36,14 +36,20 @@ func (l load) order(seed uint64) []int {
 	return out
 }
 
+// scaleMaxSeatLoss is the operator's --native-max-seat-loss-percent in this test: the widest
+// share budget, so that every level of the load is projected.
+const scaleMaxSeatLoss = 90
+
 // object builds object i of the load: RequestPriorities first, then FlowSchemas. Objects are
 // built when applied and dropped after, so that the load weighs little on the measured heap.
 func (l load) object(i int) client.Object {
 	if i < l.rps {
 		return &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: rpName(i)},
 			Spec: flowv1.RequestPrioritySpec{
-				PriorityLevel:            int32(100 + i),
-				AssuredConcurrencyShares: ptr.To[int32](10),
+				PriorityLevel: int32(100 + i),
+				// One share each, with the share budget at its widest (scaleMaxSeatLoss): a
+				// thousand levels then fit kube-apiserver's 245 shares × 9 (docs/enforcement.md).
+				AssuredConcurrencyShares: ptr.To[int32](1),
 				QueuesPerWidth:           ptr.To[int32](64),
 				HandSize:                 ptr.To[int32](6),
 				QueueLengthLimit:         ptr.To[int32](50),

@@ -63,7 +63,8 @@ func (e *environment) startProcessOperator(ctx context.Context, dir string) (*pr
 		return nil, err
 	}
 	args := append([]string{"GODEBUG=gctrace=1", binary}, cluster.OperatorArgs(op.metricsAddr)...)
-	args = append(args, "--health-probe-bind-address", probeAddr, "--manage-defaults=false", "--enforcement=native")
+	args = append(args, "--health-probe-bind-address", probeAddr, "--manage-defaults=false", "--enforcement=native",
+		fmt.Sprintf("--native-max-seat-loss-percent=%d", scaleMaxSeatLoss))
 	if *cpuProfile != "" {
 		if op.pprofAddr, err = harness.FreeAddr(); err != nil {
 			return nil, err

@@ -68,7 +68,9 @@ func runSuite(m *testing.M) (code int, err error) {
 	if metricsAddr, err = harness.FreeAddr(); err != nil {
 		return 1, err
 	}
-	if operator, err = cluster.StartOperator(binary, append(cluster.OperatorArgs(metricsAddr), "--enforcement=native")...); err != nil {
+	if operator, err = cluster.StartOperator(binary, append(cluster.OperatorArgs(metricsAddr), "--enforcement=native",
+		// The page covers EventRateLimit too (its metrics, its webhook): on, as a user who uses it has it.
+		"--enable-event-rate-limit=true")...); err != nil {
 		return 1, err
 	}
 	defer func() { err = joinErr(err, operator.Stop(20*time.Second)) }()
