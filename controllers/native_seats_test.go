@@ -5,6 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
@@ -55,26 +59,58 @@ func TestSeatReader(t *testing.T) {
 	}
 }
 
-// TestApplySeats: a projected RequestPriority's view gets its native level's seats, level 0 the
-// exempt level's; one not projected gets none.
+// TestApplySeats: a RequestPriority the plan projects gets its native level's seats by
+// kube-apiserver's arithmetic over the levels the plan leaves (ceil(150 × 10 / 250) = 6 here,
+// where the metric still says 3), level 0 the exempt level's, one not projected none; without
+// the server's concurrency limit, the metric's value.
 func TestApplySeats(t *testing.T) {
-	snap := &snapshot{plan: &native.Plan{}, rps: map[string]objectView{
-		"tenant": {projection: native.Result{Projected: true, Reason: flowv1.ReasonProjected, NativeName: "apf-tenant"}},
-		"top":    {projection: native.Result{Projected: true, Reason: flowv1.ReasonProjected, NativeName: native.ExemptLevelName}},
-		"big":    {projection: native.Result{Reason: flowv1.ReasonOverBudget}},
-	}}
+	exempt := plc(native.ExemptLevelName, nil)
+	exempt.Spec = flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementExempt,
+		Exempt: &flowcontrolv1.ExemptPriorityLevelConfiguration{}}
+	owned := plc("apf-gone", ptr.To[int32](1000)) // owned and not planned: no longer counts
+	owned.Labels = map[string]string{flowv1.LabelManagedBy: flowv1.ManagedByValue}
+	owned.Annotations = map[string]string{flowv1.AnnotationSource: "RequestPriority/gone"}
+	build := func() *snapshot {
+		return &snapshot{
+			natives: native.Existing{PriorityLevels: []flowcontrolv1.PriorityLevelConfiguration{
+				exempt, plc("catch-all", ptr.To[int32](5)), plc("workload-low", nil), owned}},
+			plan: &native.Plan{
+				PriorityLevels: []flowcontrolv1.PriorityLevelConfiguration{plc("apf-tenant", ptr.To[int32](10)),
+					plc("apf-other", ptr.To[int32](205))},
+				RequestPriorities: map[string]native.Result{
+					"tenant": {Projected: true, Reason: flowv1.ReasonProjected, NativeName: "apf-tenant"},
+					"top":    {Projected: true, Reason: flowv1.ReasonProjected, NativeName: native.ExemptLevelName},
+					"big":    {Reason: flowv1.ReasonOverBudget},
+				}},
+			// The views wait for their native objects (Pending): the plan decides.
+			rps: map[string]objectView{"tenant": {projection: native.Result{Reason: flowv1.ReasonPending}},
+				"top": {}, "big": {projection: native.Result{Reason: flowv1.ReasonOverBudget}}},
+		}
+	}
 	seats, err := parseSeats([]byte(seatsMetrics))
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap.applySeats(seats)
-	if s := snap.rps["tenant"].nativeSeats; s == nil || *s != 3 {
-		t.Errorf("tenant seats %v, want 3", s)
-	}
-	if s := snap.rps["top"].nativeSeats; s == nil || *s != 0 {
-		t.Errorf("top seats %v, want 0", s)
+	snap := build()
+	snap.applySeats(seats) // 10 of 0 + 5 + 30 + 10 + 205 = 250 shares, 150 seats
+	for name, want := range map[string]int32{"tenant": 6, "top": 0} {
+		if s := snap.rps[name].nativeSeats; s == nil || *s != want {
+			t.Errorf("%s seats %v, want %d", name, s, want)
+		}
 	}
 	if s := snap.rps["big"].nativeSeats; s != nil {
 		t.Errorf("big (not projected) seats %d, want none", *s)
 	}
+	seats.scl = 0
+	snap = build()
+	snap.applySeats(seats)
+	if s := snap.rps["tenant"].nativeSeats; s == nil || *s != 3 {
+		t.Errorf("tenant seats without the concurrency limit %v, want the metric's 3", s)
+	}
+}
+
+func plc(name string, shares *int32) flowcontrolv1.PriorityLevelConfiguration {
+	return flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
+			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: shares}}}
 }
