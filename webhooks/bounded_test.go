@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"runtime"
 	"strings"
 	"syscall"
@@ -32,7 +33,7 @@ func boundedHook(tb testing.TB) *admission.Webhook {
 		tb.Fatal(err)
 	}
 	objects := validation.NewSet([]*v1alpha1.RequestPriority{queuedRP("target", 1000, 64, 6)}, nil)
-	return admission.WithValidator[*v1alpha1.FlowSchema](scheme, &FlowSchemaValidator{Objects: objects,
+	return flowSchemaWebhook(scheme, &FlowSchemaValidator{Objects: objects,
 		Access: validation.DefaultExemptAccess(), NativeWarnings: true}).WithRecoverPanic(false)
 }
 
@@ -77,6 +78,11 @@ func TestWorstCaseAdmissionBounded(t *testing.T) {
 			case c.Expressible && (!resp.Allowed || len(resp.Warnings) > 0):
 				t.Errorf("realistic case: allowed=%v %v %v; want allowed without warnings", resp.Allowed, resp.Result, resp.Warnings)
 			case c.Expressible:
+			case !resp.Allowed && len(req.Object.Raw) > MaxFlowSchemaBytes:
+				if resp.Result.Code != http.StatusRequestEntityTooLarge || alloc > 1<<20 {
+					t.Errorf("oversized object: code %d, %d KiB allocated; want 413 before decoding: %s",
+						resp.Result.Code, alloc>>10, resp.Result.Message)
+				}
 			case !resp.Allowed && !strings.Contains(resp.Result.Message, "spec.match["):
 				t.Errorf("denied without a field path: %s", resp.Result.Message)
 			case !resp.Allowed:

@@ -72,12 +72,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Complete(); err != nil {
 		return fmt.Errorf("registering the RequestPriority webhook: %w", err)
 	}
-	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.FlowSchema{}).
-		WithValidator(&FlowSchemaValidator{Objects: objects, Access: access, NativeWarnings: opts.NativeWarnings}).
-		WithLogConstructor(requestLogger).
-		Complete(); err != nil {
-		return fmt.Errorf("registering the FlowSchema webhook: %w", err)
-	}
+	// Registered by hand rather than by the builder: the size check runs before the decoding.
+	fsw := flowSchemaWebhook(mgr.GetScheme(), &FlowSchemaValidator{Objects: objects, Access: access,
+		NativeWarnings: opts.NativeWarnings})
+	fsw.LogConstructor = requestLogger
+	mgr.GetWebhookServer().Register(FlowSchemaPath, fsw)
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.EventRateLimit{}).
 		WithValidator(&EventRateLimitValidator{}).WithLogConstructor(requestLogger).Complete(); err != nil {
 		return fmt.Errorf("registering the EventRateLimit webhook: %w", err)

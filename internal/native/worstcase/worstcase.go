@@ -4,7 +4,8 @@
 // repetitions, Unicode classes, long alternations, long literals and the largest sets. Every
 // object fits the CRD's bounds (64 conjunctions, 32 tests, 256 values of 1,024 characters,
 // patterns of 512 characters) and kube-apiserver's request size: its JSON is under 3 MiB, and
-// under etcd's 1.5 MiB for all but worst-set-filters (which only the webhook sees).
+// under etcd's 1.5 MiB for all but worst-set-filters (which only the webhook sees). The webhook
+// refuses the four over 1 MiB unread (webhooks.MaxFlowSchemaBytes).
 package worstcase
 
 import (
