@@ -14,9 +14,19 @@ import (
 // timeoutSeconds, labelSelector or fieldSelector), falls back to reading watch alone. It
 // returns whether the request is a watch and the name a valid fieldSelector requires
 // (metadata.name=<n> or ==<n>, n a valid path segment), else "".
+//
+// The decoding is checked (which parses the selectors, and allocates) only when its outcome
+// matters: a fieldSelector that may name the object, or a watch value the two rules read
+// differently. A list or watch with a labelSelector alone, the common case, allocates nothing.
 func listOptions(rawQuery string) (watch bool, name string) {
 	w, hasWatch := queryValue(rawQuery, "watch")
 	fieldSel, hasFieldSel := queryValue(rawQuery, "fieldSelector")
+	decoded := hasWatch && w != "0" && !strings.EqualFold(w, "false") // runtime.Convert_Slice_string_To_bool
+	lower := strings.ToLower(w)
+	fallback := hasWatch && lower != "false" && lower != "0"
+	if fieldSel == "" && decoded == fallback {
+		return decoded, ""
+	}
 	var sel fields.Selector
 	ok := intParam(rawQuery, "limit") && intParam(rawQuery, "timeoutSeconds") && labelsParse(rawQuery)
 	if ok && hasFieldSel && fieldSel != "" {
@@ -25,10 +35,9 @@ func listOptions(rawQuery string) (watch bool, name string) {
 		ok = err == nil
 	}
 	if !ok { // decoding failed: watch unless "false" or "0", after lower-casing
-		lower := strings.ToLower(w)
-		return hasWatch && lower != "false" && lower != "0", ""
+		return fallback, ""
 	}
-	watch = hasWatch && w != "0" && !strings.EqualFold(w, "false") // runtime.Convert_Slice_string_To_bool
+	watch = decoded
 	if sel != nil {
 		if n, found := sel.RequiresExactMatch("metadata.name"); found && len(content.IsPathSegmentName(n)) == 0 {
 			name = n

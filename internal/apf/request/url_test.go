@@ -119,6 +119,7 @@ func TestParseURLAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		ParseURL("GET", "/apis/apps/v1/namespaces/team-a/deployments/web/status", "watch=true&timeout=5s", &a)
 		ParseURL("GET", "/api/v1/namespaces/team-a/pods", "watch=1", &a)
+		ParseURL("GET", "/api/v1/namespaces/team-a/pods", "labelSelector=app%3Dweb&limit=500", &a)
 		ParseURL("GET", "/healthz", "", &a)
 	})
 	if allocs != 0 {
