@@ -1,13 +1,17 @@
 package defaults
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
 // retirements returns the owned FlowSchemas and RequestPriorities named as defaults of the
-// other set and not of s (see Set.Plan), as copies of the actual objects. A RequestPriority
-// that a kept FlowSchema (the user's, or a default of s) refers to is kept: deleting it would
-// move that FlowSchema's requests.
+// other set and not of s (see Set.Plan), as copies of the actual objects. One whose spec an
+// applier declared (a GitOps tool applies it from Git) is kept: deleting it would only have
+// the applier create it again. A RequestPriority that a kept FlowSchema (the user's, a
+// declared one, or a default of s) refers to is kept: deleting it would move that FlowSchema's
+// requests.
 func (s Set) retirements(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) ([]v1alpha1.FlowSchema, []v1alpha1.RequestPriority) {
 	other := s.others()
 	retiredFS := retiredNames(other.fsNames(), s.fsNames())
@@ -15,7 +19,7 @@ func (s Set) retirements(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSche
 	var outFS []v1alpha1.FlowSchema
 	referred := map[string]bool{}
 	for i := range fss {
-		if retiredFS[fss[i].Name] && Owned(&fss[i]) {
+		if retiredFS[fss[i].Name] && retirable(&fss[i]) {
 			outFS = append(outFS, *fss[i].DeepCopy())
 			continue
 		}
@@ -23,11 +27,18 @@ func (s Set) retirements(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSche
 	}
 	var outRP []v1alpha1.RequestPriority
 	for i := range rps {
-		if retiredRP[rps[i].Name] && Owned(&rps[i]) && !referred[rps[i].Name] {
+		if retiredRP[rps[i].Name] && retirable(&rps[i]) && !referred[rps[i].Name] {
 			outRP = append(outRP, *rps[i].DeepCopy())
 		}
 	}
 	return outFS, outRP
+}
+
+// retirable reports whether the operator may delete obj as a retired default: it created it,
+// and no applier declares its spec.
+func retirable(obj metav1.Object) bool {
+	_, declared := Declared(obj)
+	return Owned(obj) && !declared
 }
 
 // retiredNames returns the names in other that are not in mine.

@@ -62,6 +62,12 @@ func TestNativePlan(t *testing.T) {
 // objects named only by the proposal are retired, FlowSchemas first; an object the user owns
 // (annotation "false" or absent, no label) is kept, and so is a RequestPriority a kept
 // FlowSchema refers to. The proposal set retires nothing (the native names are a subset).
+// appliedSpec marks an object's spec as declared by Argo CD's server-side apply.
+func appliedSpec(m *metav1.ObjectMeta) {
+	m.ManagedFields = []metav1.ManagedFieldsEntry{managed("argocd-controller", metav1.ManagedFieldsOperationApply,
+		`{"f:spec":{"f:matchingPriority":{}}}`)}
+}
+
 func TestRetire(t *testing.T) {
 	retiredAll := []string{"system-high", "system-low", "workload-high", "workload-low"}
 	for _, tc := range []struct {
@@ -81,6 +87,9 @@ func TestRetire(t *testing.T) {
 		{name: "a user FlowSchema refers to a retired default", rps: existingRPs(),
 			fss:    append(existingFSs(), userFS("mine", "system-low")),
 			wantFS: retiredAll, wantRP: []string{"system-high", "workload-high", "workload-low"}},
+		{name: "declared by an applier (a GitOps tool keeps it in Git)", rps: driftedRPs("workload-low", appliedSpec),
+			fss:    driftedFSs("workload-low", appliedSpec),
+			wantFS: []string{"system-high", "system-low", "workload-high"}, wantRP: []string{"system-high", "system-low", "workload-high"}},
 		{name: "a user object with a default's name and the label only", rps: append(Native().RequestPriorities(),
 			withMeta(userRP("system-high", 1000), metav1.ObjectMeta{Name: "system-high",
 				Labels: map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedByValue}})), fss: Native().FlowSchemas()},
