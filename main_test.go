@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 func TestRunDispatchesSubcommands(t *testing.T) {
@@ -12,7 +14,8 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"help"}, 0, "Commands:"},
+		{[]string{"help"}, 0, "Available Commands:"},
+		{[]string{}, 0, "apf-operator manager"}, // the bare binary prints help
 		{[]string{"version"}, 0, "apf-operator "},
 		{[]string{"--help"}, 0, "prune-native"}, // the image test runs `apf-operator --help`
 		{[]string{"-h"}, 0, "validate"},
@@ -37,7 +40,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 	for _, c := range cases {
 		t.Setenv("POD_NAMESPACE", "")
 		var out, errOut bytes.Buffer
-		code := run(c.args, strings.NewReader(""), &out, &errOut)
+		code := dispatch("apf-operator", c.args, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 		if code != c.code || !strings.Contains(out.String()+errOut.String(), c.out) {
 			t.Errorf("run(%v) = %d, output %q; want %d and output containing %q", c.args, code, out.String()+errOut.String(), c.code, c.out)
 		}

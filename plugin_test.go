@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // asPluginEnv marks the test binary's runs as the plugin: TestKubectlPlugin sets it for kubectl.
@@ -22,7 +24,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "invoked as %s, not taken for %s\n", os.Args[0], pluginName)
 			os.Exit(3)
 		}
-		os.Exit(dispatch(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(dispatch(os.Args[0], os.Args[1:], genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}))
 	}
 	os.Exit(m.Run())
 }
@@ -72,7 +74,7 @@ func TestKubectlPlugin(t *testing.T) {
 		{[]string{"apf", "explain", "--kubeconfig", filepath.Join(dir, "missing"), "--context", "prod",
 			"--user", "alice", "--path", "/healthz"}, 1, "", "loading the kubeconfig"},
 		{[]string{"apf", "version"}, 0, "apf-operator ", ""},
-		{[]string{"apf"}, 0, "Usage: kubectl apf COMMAND", ""},
+		{[]string{"apf"}, 0, "kubectl apf [command]", ""},
 		{[]string{"apf", "manager"}, 2, "", `unknown command "manager"`},
 	}
 	for _, c := range cases {
