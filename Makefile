@@ -113,7 +113,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module) on e
 
 .PHONY: test
 test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
-	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e)
+	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container)
 	@# Each alone: test/e2e checks fairness by round-trip times under overload, which other
 	@# suites' load (test/native's and test/troubleshooting's floods of kube-apiserver, test/scale)
 	@# skews on a two-core machine.
@@ -132,6 +132,14 @@ test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (bu
 	@# The chart's alerts, evaluated by Prometheus's engine (its own module: Prometheus's
 	@# dependencies stay out of go.mod). Without -race: one goroutine evaluates PromQL.
 	cd test/alerts && go test -count=1 ./...
+	@# The image in podman with the chart's pod spec (builds the image; see test-container).
+	$(MAKE) test-container
+
+.PHONY: test-container
+test-container: envtest ## Run `make image`'s image in podman with the chart's pod spec against envtest (installs podman and runc when missing).
+	hack/install-podman.sh
+	@# Without -race: the operator runs in the container, the test drives podman and the API.
+	go test -count=1 -timeout 20m ./test/container/
 
 .PHONY: bench
 bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, as one table; then the EventRateLimit decision.
