@@ -3,12 +3,14 @@ package container
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -165,4 +167,60 @@ func checkSIGTERM(t *testing.T, ctx context.Context, p *podman, c *cluster, run 
 	if err != nil || holder != "" {
 		t.Errorf("after SIGTERM the Lease's holder is %q (%v); want it released", holder, err)
 	}
+}
+
+// logCreated logs what the container created or changed in the cluster: the objects labelled
+// as the operator's, the webhook certificate, and the caBundle it injected.
+func logCreated(t *testing.T, ctx context.Context, c *cluster) {
+	t.Helper()
+	k := c.client(t)
+	owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
+	lists := []client.ObjectList{&flowv1.RequestPriorityList{}, &flowv1.FlowSchemaList{},
+		&flowcontrolv1.PriorityLevelConfigurationList{}, &flowcontrolv1.FlowSchemaList{}}
+	for _, l := range lists {
+		if err := k.List(ctx, l, owned); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, o := range listItems(t, l) {
+			name := o.GetName()
+			if source := o.GetAnnotations()[flowv1.AnnotationSource]; source != "" {
+				name += " (from " + source + ")"
+			}
+			names = append(names, name)
+		}
+		t.Logf("%T labelled %s=%s: %s", l, flowv1.LabelManagedBy, flowv1.ManagedByValue, strings.Join(names, ", "))
+	}
+	secret, err := c.kube.CoreV1().Secrets(namespace).Get(ctx, release+"-webhook-tls", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for key := range secret.Data {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	t.Logf("Secret %s/%s written by the certificate rotation: keys %v", namespace, secret.Name, keys)
+	vwc, err := c.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, release+"-validating-webhook", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range vwc.Webhooks {
+		if len(w.ClientConfig.CABundle) == 0 {
+			t.Errorf("webhook %s has no caBundle", w.Name)
+		}
+	}
+	t.Logf("ValidatingWebhookConfiguration %s: caBundle injected into its %d webhooks", vwc.Name, len(vwc.Webhooks))
+}
+
+func listItems(t *testing.T, l client.ObjectList) []client.Object {
+	t.Helper()
+	var out []client.Object
+	if err := meta.EachListItem(l, func(o runtime.Object) error {
+		out = append(out, o.(client.Object))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

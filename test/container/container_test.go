@@ -47,6 +47,7 @@ func TestImageInPodman(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkLeaseHeld(t, ctx, c, leaseName)
+	logCreated(t, ctx, c)
 	state := p.inspect(t, "apf-operator")
 	rss, err := rssKiB(state.State.Pid)
 	if err != nil {
@@ -94,6 +95,7 @@ func startContainer(t *testing.T, ctx context.Context, p *podman, c *cluster, d 
 	})
 
 	t.Logf("podman load: %s", p.must(t, "load", "--input", archive))
+	t.Logf("podman run %s version: %s", run.Image, p.must(t, "run", "--rm", "--network", "none", run.Image, "version"))
 	if user := p.imageUser(t, run.Image); run.RunAsNonRoot && !nonRootUser(user) {
 		t.Fatalf("runAsNonRoot: the image %s runs as %q, which the kubelet would refuse", run.Image, user)
 	}

@@ -110,8 +110,8 @@ func (p *podman) imageUser(t *testing.T, ref string) string {
 	return p.must(t, "image", "inspect", "--format", "{{.User}}", ref)
 }
 
-// rssKiB reads the resident set size of the container's main process from /proc (the test runs
-// as root on the same host; `podman stats` needs cgroup accounting these VMs do not give runc).
+// rssKiB reads the resident set size (VmRSS) of the container's main process, by its host pid,
+// from /proc: the test runs as root on the same host.
 func rssKiB(pid int) (int, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
