@@ -224,3 +224,38 @@ func listItems(t *testing.T, l client.ObjectList) []client.Object {
 	}
 	return out
 }
+
+// checkProcess: the operator's process runs as the image's non-root user, with no effective
+// capability, no-new-privileges, a read-only root filesystem and the chart's memory limit: the
+// chart's security context and resources as the kernel sees them.
+func checkProcess(t *testing.T, pid int, imageUser string, d *appsv1.Deployment) {
+	t.Helper()
+	status, err := procStatus(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, _, _ := strings.Cut(imageUser, ":")
+	if ids := strings.Fields(status["Uid"]); len(ids) < 2 || ids[0] != uid || ids[1] != uid {
+		t.Errorf("the process's uids (real, effective, saved, fs) are %q; want %s, the image's user", status["Uid"], uid)
+	}
+	if status["CapEff"] != "0000000000000000" || status["NoNewPrivs"] != "1" {
+		t.Errorf("CapEff %s, NoNewPrivs %s; want no capability and no-new-privileges", status["CapEff"], status["NoNewPrivs"])
+	}
+	opts, err := rootMountOptions(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(opts, ","), "ro") {
+		t.Errorf("the root filesystem is mounted %s; want ro", opts)
+	}
+	want := d.Spec.Template.Spec.Containers[0].Resources.Limits.Memory().Value()
+	limit, err := memoryLimit(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limit != want {
+		t.Errorf("the process's cgroup memory limit is %d bytes; the chart's limit is %d", limit, want)
+	}
+	t.Logf("the process: Uid %s, CapEff %s, NoNewPrivs %s, root mounted %s, memory limit %d bytes",
+		status["Uid"], status["CapEff"], status["NoNewPrivs"], opts, limit)
+}

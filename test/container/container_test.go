@@ -49,6 +49,7 @@ func TestImageInPodman(t *testing.T) {
 	checkLeaseHeld(t, ctx, c, leaseName)
 	logCreated(t, ctx, c)
 	state := p.inspect(t, "apf-operator")
+	checkProcess(t, state.State.Pid, p.imageUser(t, run.Image), d)
 	rss, err := rssKiB(state.State.Pid)
 	if err != nil {
 		t.Fatal(err)

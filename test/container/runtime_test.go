@@ -113,16 +113,15 @@ func (p *podman) imageUser(t *testing.T, ref string) string {
 // rssKiB reads the resident set size (VmRSS) of the container's main process, by its host pid,
 // from /proc: the test runs as root on the same host.
 func rssKiB(pid int) (int, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	status, err := procStatus(pid)
 	if err != nil {
 		return 0, err
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-		}
+	v, ok := status["VmRSS"]
+	if !ok {
+		return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+	return strconv.Atoi(strings.TrimSuffix(v, " kB"))
 }
 
 // nonRootUser reports whether an image's user (name, uid or uid:gid) is a non-zero numeric uid,
@@ -131,4 +130,62 @@ func nonRootUser(user string) bool {
 	uid, _, _ := strings.Cut(user, ":")
 	n, err := strconv.Atoi(uid)
 	return err == nil && n != 0
+}
+
+// procStatus returns the fields of /proc/<pid>/status by name.
+func procStatus(pid int) (map[string]string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			fields[k] = strings.TrimSpace(v)
+		}
+	}
+	return fields, nil
+}
+
+// rootMountOptions returns the mount options of the process's root filesystem, from
+// /proc/<pid>/mountinfo (field 4 is the mount point, field 5 the options).
+func rootMountOptions(pid int) (string, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/mountinfo", pid))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) > 5 && f[4] == "/" {
+			return f[5], nil
+		}
+	}
+	return "", fmt.Errorf("/proc/%d/mountinfo has no root mount", pid)
+}
+
+// memoryLimit returns the memory limit of the process's cgroup, in bytes: cgroup v1's
+// memory.limit_in_bytes, or v2's memory.max.
+func memoryLimit(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var file string
+		switch {
+		case f[1] == "memory":
+			file = filepath.Join("/sys/fs/cgroup/memory", f[2], "memory.limit_in_bytes")
+		case f[0] == "0" && f[1] == "":
+			file = filepath.Join("/sys/fs/cgroup", f[2], "memory.max")
+		default:
+			continue
+		}
+		if v, err := os.ReadFile(file); err == nil {
+			return strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no memory limit found for the cgroups of pid %d:\n%s", pid, data)
 }
