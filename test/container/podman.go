@@ -112,7 +112,7 @@ func Translate(d *appsv1.Deployment, name string, k Kubelet) (*Run, error) {
 func mainContainer(d *appsv1.Deployment) (*corev1.Container, error) {
 	containers := d.Spec.Template.Spec.Containers
 	if len(containers) == 0 {
-		return nil, fmt.Errorf("Deployment %s: spec.template.spec.containers is empty", d.Name)
+		return nil, fmt.Errorf("the Deployment %s: spec.template.spec.containers is empty", d.Name)
 	}
 	want := d.Spec.Template.Annotations[defaultContainerAnnotation]
 	for i := range containers {
@@ -121,7 +121,7 @@ func mainContainer(d *appsv1.Deployment) (*corev1.Container, error) {
 		}
 	}
 	if want != "" {
-		return nil, fmt.Errorf("Deployment %s: annotation %s names container %q, which the pod does not have", d.Name, defaultContainerAnnotation, want)
+		return nil, fmt.Errorf("the Deployment %s: annotation %s names container %q, which the pod does not have", d.Name, defaultContainerAnnotation, want)
 	}
 	return &containers[0], nil
 }
