@@ -1,0 +1,386 @@
+package troubleshooting_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
+	"github.com/apf-operator/apf-operator/internal/cli/explain"
+	"github.com/apf-operator/apf-operator/test/envtestutil"
+)
+
+// agreementSeed makes the generated requests the same on every run; with 33 they include every
+// category coverage checks (non-resource, subresource, log, watch, service account,
+// cluster-scoped, tenant).
+const agreementSeed = 33
+
+// agreementRequests is how many requests TestExplainAgreesWithKubeAPIServer generates.
+const agreementRequests = 50
+
+// identity is who makes a generated request (kubectl's --as and --as-group).
+type identity struct {
+	user   string
+	groups []string
+	// readOnly keeps the identity to get and list: system:masters is authorized for
+	// everything, and its mutating requests would change the cluster.
+	readOnly bool
+}
+
+var identities = []identity{
+	{user: "alice"},
+	{user: "bob", groups: []string{"team-a"}},
+	{user: "tenant-ci", groups: []string{"tenants"}}, // the tenant configuration's group
+	{user: "system:serviceaccount:team-a:builder"},
+	{user: "system:serviceaccount:kube-system:job-controller"},
+	{user: "system:serviceaccount:team-a:deployer", groups: []string{"tenants"}},
+	{user: "system:node:node-1", groups: []string{"system:nodes"}},
+	{user: "system:kube-controller-manager"},
+	{user: "system:kube-scheduler"},
+	{user: "system:anonymous"},
+	{user: "root", groups: []string{"system:masters"}, readOnly: true},
+}
+
+// kind is a resource the generator requests: its URL prefix and scope.
+type kind struct {
+	resource, group, version string
+	namespaced               bool
+	subresources             []string
+}
+
+var kinds = []kind{
+	{resource: "pods", version: "v1", namespaced: true, subresources: []string{"status", "log"}},
+	{resource: "configmaps", version: "v1", namespaced: true},
+	{resource: "events", version: "v1", namespaced: true},
+	{resource: "deployments", group: "apps", version: "v1", namespaced: true, subresources: []string{"scale", "status"}},
+	{resource: "leases", group: "coordination.k8s.io", version: "v1", namespaced: true},
+	{resource: "nodes", version: "v1", subresources: []string{"status"}},
+	{resource: "namespaces", version: "v1"},
+	{resource: "flowschemas", group: "flowcontrol.apiserver.k8s.io", version: "v1"},
+}
+
+var (
+	namespaces       = []string{"team-a", "t-1", "kube-system", "default"}
+	nonResourcePaths = []string{"/healthz", "/livez", "/readyz", "/version", "/metrics", "/openapi/v2", "/apis", "/healthz/etcd"}
+	// verbs with the HTTP method, whether they name an object, and the query they add.
+	verbs = []struct {
+		verb, method string
+		named        bool
+		query        string
+	}{
+		{"get", http.MethodGet, true, ""}, {"list", http.MethodGet, false, ""}, {"watch", http.MethodGet, false, "watch=1"},
+		{"create", http.MethodPost, false, ""}, {"update", http.MethodPut, true, ""}, {"patch", http.MethodPatch, true, ""},
+		{"delete", http.MethodDelete, true, ""}, {"deletecollection", http.MethodDelete, false, ""},
+	}
+	nonResourceMethods = []string{http.MethodGet, http.MethodGet, http.MethodPost, http.MethodHead, http.MethodPut}
+)
+
+// generated is one request: the explain flags and the HTTP request that makes it.
+type generated struct {
+	who                identity
+	verb               string
+	resource           string // explain's --resource: RESOURCE[.GROUP][/SUB]
+	namespace, name    string
+	path               string // non-resource path, or the resource request's URL path
+	method, query      string
+	nonResource        bool
+	expectUnclassified bool
+}
+
+func (g *generated) String() string {
+	who := g.who.user
+	if len(g.who.groups) > 0 {
+		who += " (" + strings.Join(g.who.groups, ",") + ")"
+	}
+	if g.nonResource {
+		return fmt.Sprintf("%s %s %s", who, g.method, g.path)
+	}
+	return fmt.Sprintf("%s %s %s ns=%q name=%q (%s %s)", who, g.verb, g.resource, g.namespace, g.name, g.method, g.path)
+}
+
+// generate returns n requests drawn deterministically from seed: resource requests on core and
+// grouped resources, subresources, namespaced and cluster-scoped, and non-resource requests.
+func generate(seed uint64, n int) []generated {
+	r := rand.New(rand.NewPCG(seed, seed))
+	out := make([]generated, 0, n)
+	for len(out) < n {
+		who := identities[r.IntN(len(identities))]
+		if r.IntN(5) == 0 {
+			m := nonResourceMethods[r.IntN(len(nonResourceMethods))]
+			if who.readOnly && m != http.MethodGet && m != http.MethodHead {
+				continue
+			}
+			out = append(out, generated{who: who, nonResource: true, method: m, verb: strings.ToLower(m),
+				path: nonResourcePaths[r.IntN(len(nonResourcePaths))]})
+			continue
+		}
+		if g, ok := resourceRequest(r, who); ok {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// resourceRequest draws a resource request for who; false when the draw is not a request
+// kube-apiserver would take as drawn (a subresource of a collection, a write by system:masters).
+func resourceRequest(r *rand.Rand, who identity) (generated, bool) {
+	k := kinds[r.IntN(len(kinds))]
+	v := verbs[r.IntN(len(verbs))]
+	if who.readOnly && v.method != http.MethodGet {
+		return generated{}, false
+	}
+	g := generated{who: who, verb: v.verb, method: v.method, query: v.query, resource: k.resource}
+	if k.group != "" {
+		g.resource += "." + k.group
+	}
+	prefix := "/api/" + k.version
+	if k.group != "" {
+		prefix = "/apis/" + k.group + "/" + k.version
+	}
+	if k.namespaced {
+		g.namespace = namespaces[r.IntN(len(namespaces))]
+		prefix += "/namespaces/" + g.namespace
+	}
+	g.path = prefix + "/" + k.resource
+	if v.named {
+		g.name = fmt.Sprintf("obj-%d", r.IntN(3))
+		g.path += "/" + g.name
+		if k.resource == "namespaces" {
+			g.namespace = g.name // kube-apiserver's request info: /api/v1/namespaces/NAME is in namespace NAME
+		}
+	}
+	if len(k.subresources) > 0 && v.named && r.IntN(2) == 0 {
+		sub := k.subresources[r.IntN(len(k.subresources))]
+		if sub == "log" && v.verb != "get" {
+			return generated{}, false
+		}
+		g.resource += "/" + sub
+		g.path += "/" + sub
+		g.expectUnclassified = sub == "log" // kube-apiserver serves logs unclassified
+	}
+	return g, true
+}
+
+// TestExplainAgreesWithKubeAPIServer sends 50 generated requests to kube-apiserver, each
+// impersonating its identity, and checks that `explain` (its live path, reading this cluster)
+// names the FlowSchema and priority level whose UIDs kube-apiserver returns in
+// X-Kubernetes-PF-FlowSchema-UID and X-Kubernetes-PF-PriorityLevel-UID, with the operator's
+// defaults and a tenant configuration (config/samples) installed and projected.
+func TestExplainAgreesWithKubeAPIServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	installTenants(ctx, t)
+	kubeconfig := cluster.Kubeconfig
+	requests := generate(agreementSeed, agreementRequests)
+	checkCoverage(t, requests)
+	var unclassified, tenant int
+	for i, g := range requests {
+		fsUID, plUID, status := send(ctx, t, &g)
+		r := explainLive(t, kubeconfig, &g)
+		k := r.KubeAPIServer
+		if g.expectUnclassified {
+			unclassified++
+			if k.Classified || fsUID != "" {
+				t.Errorf("case %d, %s: explain classified=%v, kube-apiserver's FlowSchema UID %q; want both unclassified",
+					i, &g, k.Classified, fsUID)
+			}
+			continue
+		}
+		if k.Source == "FlowSchema/tenant-workloads" {
+			tenant++
+		}
+		if fsUID == "" || string(k.FlowSchema.UID) != fsUID || string(k.PriorityLevel.UID) != plUID {
+			t.Errorf("case %d, %s (HTTP %d): explain says FlowSchema %s (%s), level %s (%s); kube-apiserver returned "+
+				"FlowSchema UID %q, level UID %q", i, &g, status, k.FlowSchema.Name, k.FlowSchema.UID,
+				k.PriorityLevel.Name, k.PriorityLevel.UID, fsUID, plUID)
+		}
+	}
+	t.Logf("seed %d: %d requests, %d unclassified (logs), %d classified by the projected tenant-workloads",
+		agreementSeed, len(requests), unclassified, tenant)
+	if tenant == 0 {
+		t.Error("no generated request reached the tenant configuration's FlowSchema: the test would not see it")
+	}
+}
+
+// checkCoverage fails when the generated requests miss a category the test is meant to cover.
+func checkCoverage(t *testing.T, requests []generated) {
+	t.Helper()
+	count := map[string]int{}
+	for i := range requests {
+		g := &requests[i]
+		t.Logf("case %d: %s", i, g)
+		for category, in := range map[string]bool{
+			"non-resource": g.nonResource, "subresource": strings.Contains(g.resource, "/"), "log": g.expectUnclassified,
+			"watch": g.verb == "watch", "service account": strings.HasPrefix(g.who.user, "system:serviceaccount:"),
+			"cluster-scoped": !g.nonResource && g.namespace == "", "grouped resource": strings.Contains(g.resource, "."),
+			"tenant": slices.Contains(g.who.groups, "tenants") && g.namespace != "",
+		} {
+			if in {
+				count[category]++
+			}
+		}
+	}
+	for _, category := range []string{"non-resource", "subresource", "log", "watch", "service account", "cluster-scoped",
+		"grouped resource", "tenant"} {
+		if count[category] == 0 {
+			t.Errorf("seed %d generates no %s request", agreementSeed, category)
+		}
+	}
+	t.Logf("categories: %v", count)
+}
+
+// installTenants applies config/samples' RequestPriority and FlowSchema and waits until both
+// are projected and kube-apiserver classifies a tenant's request by the projection.
+func installTenants(ctx context.Context, t *testing.T) {
+	t.Helper()
+	k8s, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := filepath.Join(envtestutil.RepoRoot(), "config", "samples")
+	var rp flowv1.RequestPriority
+	var fs flowv1.FlowSchema
+	for file, obj := range map[string]client.Object{"flowcontrol_v1alpha1_requestpriority.yaml": &rp,
+		"flowcontrol_v1alpha1_flowschema.yaml": &fs} {
+		data, err := os.ReadFile(filepath.Join(samples, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Level 4000: the pages' own configurations (5000, 6000) must not collide with it.
+	rp.Spec.PriorityLevel = 4000
+	for _, obj := range []client.Object{&rp, &fs} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := k8s.Delete(context.Background(), obj); err != nil {
+				t.Errorf("deleting %s: %v", obj.GetName(), err)
+			}
+		})
+	}
+	probe := generated{who: identity{user: "tenant-ci", groups: []string{"tenants"}}, verb: "list", resource: "configmaps",
+		namespace: "team-a", method: http.MethodGet, path: "/api/v1/namespaces/team-a/configmaps"}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var got flowv1.FlowSchema
+		projected := k8s.Get(ctx, client.ObjectKey{Name: fs.Name}, &got) == nil &&
+			meta.IsStatusConditionTrue(got.Status.Conditions, flowv1.ConditionProjected)
+		if projected {
+			uid, _, _ := send(ctx, t, &probe)
+			if native := nativeUID(ctx, t, "apf-tenant-workloads"); uid != "" && uid == native {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tenant configuration is not enforced by kube-apiserver after 90 s (FlowSchema %s projected: %v)",
+				fs.Name, projected)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// nativeUID returns the UID of the native FlowSchema name, "" when it does not exist.
+func nativeUID(ctx context.Context, t *testing.T, name string) string {
+	t.Helper()
+	var fs flowcontrolv1.FlowSchema
+	k8s, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Name: name}, &fs); err != nil {
+		return ""
+	}
+	return string(fs.UID)
+}
+
+// send makes g's request as g's identity (rest.Config.Impersonate) and returns the UIDs of
+// kube-apiserver's X-Kubernetes-PF-* headers and the HTTP status. The requests are refused by
+// authorization (the identities have no RBAC) or fail harmlessly; kube-apiserver classifies a
+// request before it authorizes it.
+func send(ctx context.Context, t *testing.T, g *generated) (fsUID, plUID string, status int) {
+	t.Helper()
+	cfg := rest.CopyConfig(cluster.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: g.who.user, Groups: g.who.groups}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.TrimSuffix(cfg.Host, "/") + g.path
+	if g.query != "" {
+		url += "?" + g.query
+	}
+	var body *bytes.Reader
+	if g.method == http.MethodPost || g.method == http.MethodPut || g.method == http.MethodPatch {
+		body = bytes.NewReader([]byte("{}"))
+	} else {
+		body = bytes.NewReader(nil)
+	}
+	reqCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, g.method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if g.method == http.MethodPatch {
+		req.Header.Set("Content-Type", "application/merge-patch+json")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", g, err)
+	}
+	resp.Body.Close() // a watch's body would stream: the headers are all that is needed
+	return resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID"), resp.Header.Get("X-Kubernetes-PF-PriorityLevel-UID"), resp.StatusCode
+}
+
+// explainLive runs explain's live path (the command, as the CLI runs it) for g and returns its
+// JSON report.
+func explainLive(t *testing.T, kubeconfig string, g *generated) *explain.Report {
+	t.Helper()
+	args := []string{"--kubeconfig", kubeconfig, "--as", g.who.user, "--verb", g.verb, "-o", "json"}
+	for _, group := range g.who.groups {
+		args = append(args, "--as-group", group)
+	}
+	if g.nonResource {
+		args = append(args, "--path", g.path)
+	} else {
+		args = append(args, "--resource", g.resource)
+		if g.namespace != "" {
+			args = append(args, "-n", g.namespace)
+		}
+		if g.name != "" {
+			args = append(args, "--name", g.name)
+		}
+	}
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	if code := cmdutil.Execute(explain.NewCommand(streams), args, streams); code != 0 {
+		t.Fatalf("%s: explain %s: exit %d: %s", g, strings.Join(args, " "), code, errOut.String())
+	}
+	var r explain.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%s: explain's JSON: %v\n%s", g, err, out.String())
+	}
+	return &r
+}
