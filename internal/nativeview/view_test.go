@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
@@ -175,5 +176,36 @@ func TestWithProjection(t *testing.T) {
 		if native.Owned(&fs) && fs.Name != native.NativeName("non-top-backstop") {
 			t.Errorf("owned %s survives a projection of nothing", fs.Name)
 		}
+	}
+}
+
+// TestWithProjectionKeepsUIDs checks that a projected object that exists in the view keeps
+// its UID (what kube-apiserver's headers carry), and that the operator's objects the projection
+// drops are gone.
+func TestWithProjectionKeepsUIDs(t *testing.T) {
+	cfg := effective.Compute(defaults.RequestPriorities(), defaults.FlowSchemas())
+	first, plan := Bootstrap().WithProjection(cfg, native.Existing{})
+	schemas := first.FlowSchemas()
+	levels := first.PriorityLevels()
+	for i := range schemas {
+		schemas[i].UID = types.UID("uid-" + schemas[i].Name)
+	}
+	stale := schemas[0].DeepCopy()
+	stale.Name, stale.UID = "apf-gone", "uid-gone"
+	stale.Annotations = plan.FlowSchemas[0].Annotations
+	stale.Labels = plan.FlowSchemas[0].Labels
+	live := New(OriginCluster, append(schemas, *stale), levels, 600)
+	again, _ := live.WithProjection(cfg, native.Existing{})
+	got := map[string]types.UID{}
+	for _, fs := range again.FlowSchemas() {
+		got[fs.Name] = fs.UID
+	}
+	for _, fs := range plan.FlowSchemas {
+		if got[fs.Name] != types.UID("uid-"+fs.Name) {
+			t.Errorf("%s: UID %q, want the live object's", fs.Name, got[fs.Name])
+		}
+	}
+	if _, ok := got["apf-gone"]; ok {
+		t.Error("an owned FlowSchema the projection does not make survives")
 	}
 }

@@ -39,9 +39,10 @@ const agreementRequests = 50
 type identity struct {
 	user   string
 	groups []string
-	// readOnly keeps the identity to get and list: system:masters is authorized for
-	// everything, and its mutating requests would change the cluster.
-	readOnly bool
+	// readOnly keeps the identity to reads (GET): system:masters is authorized for everything,
+	// and its writes would change the cluster. noDelete keeps it from DELETE: kube-apiserver's
+	// bootstrap RBAC authorizes the control-plane identities for some deletions.
+	readOnly, noDelete bool
 }
 
 var identities = []identity{
@@ -51,9 +52,9 @@ var identities = []identity{
 	{user: "system:serviceaccount:team-a:builder"},
 	{user: "system:serviceaccount:kube-system:job-controller"},
 	{user: "system:serviceaccount:team-a:deployer", groups: []string{"tenants"}},
-	{user: "system:node:node-1", groups: []string{"system:nodes"}},
-	{user: "system:kube-controller-manager"},
-	{user: "system:kube-scheduler"},
+	{user: "system:node:node-1", groups: []string{"system:nodes"}, noDelete: true},
+	{user: "system:kube-controller-manager", noDelete: true},
+	{user: "system:kube-scheduler", noDelete: true},
 	{user: "system:anonymous"},
 	{user: "root", groups: []string{"system:masters"}, readOnly: true},
 }
@@ -143,7 +144,7 @@ func generate(seed uint64, n int) []generated {
 func resourceRequest(r *rand.Rand, who identity) (generated, bool) {
 	k := kinds[r.IntN(len(kinds))]
 	v := verbs[r.IntN(len(verbs))]
-	if who.readOnly && v.method != http.MethodGet {
+	if (who.readOnly && v.method != http.MethodGet) || (who.noDelete && v.method == http.MethodDelete) {
 		return generated{}, false
 	}
 	g := generated{who: who, verb: v.verb, method: v.method, query: v.query, resource: k.resource}

@@ -183,14 +183,15 @@ func ranAndPrinted(t *testing.T, _ *state, r result) {
 	}
 }
 
-// headerUIDs returns the X-Kubernetes-PF-* UIDs of kubectl -v=8 output.
+// headerUIDs returns the X-Kubernetes-PF-* UIDs of the last response in kubectl -v=8 output:
+// the request's own, after kubectl's discovery requests (GET /api, /apis), which carry theirs.
 func headerUIDs(t *testing.T, r result) (string, string) {
 	t.Helper()
-	fs, pl := fsUIDHeader.FindStringSubmatch(r.stdout), plUIDHeader.FindStringSubmatch(r.stdout)
-	if r.code != 0 || fs == nil || pl == nil {
+	fs, pl := fsUIDHeader.FindAllStringSubmatch(r.stdout, -1), plUIDHeader.FindAllStringSubmatch(r.stdout, -1)
+	if r.code != 0 || len(fs) == 0 || len(pl) == 0 {
 		t.Fatalf("no X-Kubernetes-PF-* headers (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	return fs[1], pl[1]
+	return fs[len(fs)-1][1], pl[len(pl)-1][1]
 }
 
 // wantExplainedUIDs requires explain's FlowSchema and level UIDs to be the headers'.
@@ -215,7 +216,12 @@ func waitForHeaders(t *testing.T, fsUID, plUID string) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("kube-apiserver's headers say FlowSchema %s, level %s after 30 s; explain said %s, %s", fs, pl, fsUID, plUID)
+			objects := runCommand(t, t.TempDir(), cluster.Kubeconfig, "kubectl get flowschemas.flowcontrol.apiserver.k8s.io "+
+				"-o custom-columns=UID:.metadata.uid,NAME:.metadata.name,PREC:.spec.matchingPrecedence,LEVEL:.spec.priorityLevelConfiguration.name,"+
+				"COND:.status.conditions[*].type,STATUS:.status.conditions[*].status; "+
+				"kubectl get prioritylevelconfigurations.flowcontrol.apiserver.k8s.io -o custom-columns=UID:.metadata.uid,NAME:.metadata.name")
+			t.Fatalf("kube-apiserver's headers say FlowSchema %s, level %s after 30 s; explain said %s, %s; the native objects:\n%s%s",
+				fs, pl, fsUID, plUID, objects.stdout, objects.stderr)
 		case <-time.After(300 * time.Millisecond):
 		}
 	}

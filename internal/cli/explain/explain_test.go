@@ -218,3 +218,18 @@ current-context: staging
 		}
 	}
 }
+
+// TestOperatorRoute checks that the offline projection includes the operator's own route for
+// --operator-service-account, and that explain says the request is the operator's own.
+func TestOperatorRoute(t *testing.T) {
+	args := []string{"-f", samples(), "--as", "system:serviceaccount:apf-system:apf-operator", "--verb", "patch",
+		"--resource", "flowschemas.flowcontrol.apiserver.k8s.io", "--name", "apf-x"}
+	code, out, errOut := run(t, append(args, "--operator-service-account", "apf-system/apf-operator")...)
+	if code != 0 || !strings.Contains(out, "FlowSchema:      apf.operator (") || !strings.Contains(out, "Priority level:  workload-high") ||
+		!strings.Contains(out, "the operator's own route for Operator/apf-system/apf-operator") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if _, out, _ := run(t, args...); strings.Contains(out, "apf.operator") {
+		t.Errorf("without --operator-service-account there is no route:\n%s", out)
+	}
+}
