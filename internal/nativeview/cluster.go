@@ -26,7 +26,12 @@ func FromCluster(ctx context.Context, cs kubernetes.Interface) (*View, error) {
 		return nil, fmt.Errorf("listing PriorityLevelConfigurations (flowcontrol.apiserver.k8s.io/v1): %w", err)
 	}
 	v := New(OriginCluster, schemas.Items, levels.Items, 0)
-	body, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	rc := cs.Discovery().RESTClient()
+	if rc == nil {
+		v.SeatsError = fmt.Errorf("no REST client to read kube-apiserver's /metrics")
+		return v, nil
+	}
+	body, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		v.SeatsError = fmt.Errorf("reading kube-apiserver's /metrics: %w", err)
 		return v, nil
