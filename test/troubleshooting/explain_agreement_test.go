@@ -385,3 +385,25 @@ func explainLive(t *testing.T, kubeconfig string, g *generated) *explain.Report 
 	}
 	return &r
 }
+
+// TestExplainExpandsShortNames checks that explain's live path resolves --resource as kubectl
+// does, against the cluster's discovery: short names, singulars and a missing group.
+func TestExplainExpandsShortNames(t *testing.T) {
+	for given, want := range map[string][3]string{
+		"deploy/scale": {"apps", "deployments", "scale"},
+		"po":           {"", "pods", ""},
+		"pod/status":   {"", "pods", "status"},
+		"leases":       {"coordination.k8s.io", "leases", ""},
+		"no":           {"", "nodes", ""},
+	} {
+		g := generated{who: identity{user: "alice"}, verb: "get", resource: given, namespace: "team-a", name: "x"}
+		r := explainLive(t, cluster.Kubeconfig, &g)
+		if got := [3]string{r.Request.APIGroup, r.Request.Resource, r.Request.Subresource}; got != want || r.Note != "" {
+			t.Errorf("--resource %s: explained as %q (note %q), want %q", given, got, r.Note, want)
+		}
+	}
+	g := generated{who: identity{user: "alice"}, verb: "get", resource: "widgets.example.com", namespace: "team-a", name: "x"}
+	if r := explainLive(t, cluster.Kubeconfig, &g); r.Request.Resource != "widgets" || !strings.Contains(r.Note, "serves no resource widgets.example.com") {
+		t.Errorf("an unknown resource: %+v, note %q; want it explained as given, with a note", r.Request, r.Note)
+	}
+}

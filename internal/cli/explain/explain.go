@@ -101,7 +101,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.verb, "verb", "get", "the request's verb, as kube-apiserver names it: get, list, watch, create, update, patch, "+
 		"delete, deletecollection, proxy; for --path the lower-case HTTP method (get, head, post, put, patch, delete, options)")
 	fs.StringVar(&o.resource, "resource", "", "the resource as kubectl writes it: RESOURCE[.VERSION][.GROUP][/SUBRESOURCE], "+
-		"e.g. pods, pods/status, deployments.apps, deployments.v1.apps/scale")
+		"e.g. pods, pods/status, deployments.apps, deployments.v1.apps/scale; live, short names (po, deploy) are expanded by the cluster's discovery")
 	fs.StringVar(&o.name, "name", "", "the object's name (empty: the collection)")
 	fs.StringVar(&o.path, "path", "", "the URL path of a non-resource request, e.g. /healthz (instead of --resource)")
 	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")

@@ -24,6 +24,10 @@ func (o *options) live(ctx context.Context, a *request.Attributes) (*Report, err
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
+	var note string
+	if a.ResourceRequest {
+		note = resolveResource(cfg, a)
+	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -37,6 +41,7 @@ func (o *options) live(ctx context.Context, a *request.Attributes) (*Report, err
 		return nil, err
 	}
 	r := o.report(modeLive, view, effective.Compute(objs.rps, objs.fss), objs.status, a)
+	r.Note = note
 	if objs.missing {
 		r.Ours = &Ours{Summary: "the operator's API (flowcontrol.apf-operator.io) is not installed in this cluster"}
 	}

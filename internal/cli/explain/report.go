@@ -31,6 +31,8 @@ type Report struct {
 	View string `json:"view"`
 	// KubeAPIServer is kube-apiserver's classification.
 	KubeAPIServer nativeview.Answer `json:"kubeAPIServer"`
+	// Note says what explain could not check (live: a resource the cluster does not serve).
+	Note string `json:"note,omitempty"`
 	// SeatsUnknown says why the nominal seats are unknown, when they are.
 	SeatsUnknown string `json:"seatsUnknown,omitempty"`
 	// Ours relates the answer to the operator's FlowSchemas; nil when it has nothing to add.

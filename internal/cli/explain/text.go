@@ -17,6 +17,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	line := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
 	line("Request", "%s", describeRequest(&r.Request))
 	line("Read from", "%s (%s)", r.View, r.Mode)
+	if r.Note != "" {
+		line("Note", "%s", r.Note)
+	}
 	k := &r.KubeAPIServer
 	if !k.Classified {
 		line("kube-apiserver", "serves it unclassified: a long-running request (exec, attach, proxy, log, portforward) is not flow-controlled")
