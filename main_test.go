@@ -21,7 +21,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"-h"}, 0, "validate"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
-		{[]string{"explain", "--resource", "pods"}, 2, "--user is required"},
+		{[]string{"explain", "--resource", "pods"}, 2, "--as is required"},
 		{[]string{"import"}, 2, "nothing to import"},
 		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
 		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},

@@ -37,7 +37,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
 		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
-		legacyCommand("explain", "Show how a request would be classified", explain.Run),
+		explain.NewCommand(streams),
 		newVersionCommand(streams),
 	)
 	return root

@@ -29,7 +29,7 @@ manifests and on a cluster.`,
 	root.AddCommand(
 		newManagerCommand(streams),
 		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
-		legacyCommand("explain", "Show how a request would be classified", explain.Run),
+		explain.NewCommand(streams),
 		legacyCommand("import", "Convert kube-apiserver's native flow control objects into manifests", importer.Run),
 		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",
 			func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return prune.Run(args, stdout, stderr) }),

@@ -20,15 +20,19 @@ var page = filepath.Join(envtestutil.RepoRoot(), "docs", "troubleshooting.md")
 
 // block is a fenced code block of the page.
 type block struct {
+	// lang is the fence's info string: the language, then optional words (key=value).
 	lang    string
 	heading string // the section it is in
 	lines   []string
 }
 
 // readBlocks returns the page's fenced code blocks.
-func readBlocks(t *testing.T) []block {
+func readBlocks(t *testing.T) []block { return readBlocksOf(t, page) }
+
+// readBlocksOf returns the fenced code blocks of the Markdown file path.
+func readBlocksOf(t *testing.T, path string) []block {
 	t.Helper()
-	f, err := os.Open(page)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

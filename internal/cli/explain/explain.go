@@ -1,209 +1,197 @@
-// Package explain implements `apf-operator explain`: given the APF configuration (manifests or
-// the live cluster) and a request's attributes, it prints how the filter classifies the
-// request — the matching FlowSchema and which of its conjunctions matched, the effective
-// RequestPriority (actual or backstop), the flow distinguisher, the width, and the hand of
-// queues shuffle sharding deals the flow. It runs the engine's own code (effective.Compute,
-// classify, shufflesharding), so its answer is the filter's answer. It also says how
-// kube-apiserver classifies the request once the configuration is projected onto its own flow
-// control (internal/native): which native FlowSchema takes it (a projected one, or one of
-// kube-apiserver's own that come first, such as its mandatory exempt schema for system:masters
-// or probes), and why the chosen FlowSchema is not projected, if it is not.
+// Package explain implements `apf-operator explain` (and `kubectl apf explain`): how
+// kube-apiserver classifies one request — the native FlowSchema, its priority level, the
+// level's nominal seats and the flow distinguisher — and, when the operator's FlowSchema that
+// matches the request is not what kube-apiserver applies, why (its Projected condition, or the
+// kube-apiserver schema that takes the request first).
+//
+// Live mode (no -f) reads the cluster's real native objects (internal/nativeview.FromCluster),
+// so the answer is kube-apiserver's whatever its version and whoever added objects. With -f it
+// works offline on manifests: kube-apiserver's bootstrap objects of the vendored
+// k8s.io/apiserver with the manifests' projection in place of the operator's objects, and says
+// so. --in-process adds the operator's in-process classifier's answer (the library filter's).
+//
+// The request's identity is kubectl's --as/--as-group, with the groups kube-apiserver adds
+// (nativeview.Groups), as in `kubectl auth can-i --as`: it names the request to explain, and
+// the cluster is read with the kubeconfig's own identity, never impersonated.
 package explain
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"strings"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/internal/apf"
-	"github.com/apf-operator/apf-operator/internal/apf/classify"
-	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
 	"github.com/apf-operator/apf-operator/internal/apf/request"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
-// Exit codes.
-const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
-)
-
+// options are the command's flags.
 type options struct {
-	paths      []string
-	kubeconfig string
-	// kubeContext is the kubeconfig context to use (empty: the current one).
-	kubeContext string
-	output      string
-	attrs       request.Attributes
-	groups      string
-	// operator is the operator's service account, NAMESPACE/NAME (empty: read from the live
-	// cluster's route, or none).
-	operator string
-	// unmatched is --native-unmatched, for the kube-apiserver line.
+	config   *genericclioptions.ConfigFlags
+	paths    []string
+	verb     string
+	resource string
+	name     string
+	path     string
+	output   string
+	// inProcess adds the in-process classifier's answer.
+	inProcess bool
+	// operator and unmatched describe the operator's settings for the offline projection.
+	operator  string
 	unmatched string
+	// Deprecated spellings, kept for scripts written before --as.
+	user, apiGroup, subresource string
+	groups                      []string
 }
 
-func parse(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
-	fs := flag.NewFlagSet("apf-operator explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: apf-operator explain [-f PATH]... --user NAME [--groups G1,G2] --verb VERB (--resource R [--namespace NS] ... | --path /PATH)\n\n"+
-			"Shows how the filter classifies a request. Without -f it reads the live cluster (--kubeconfig, --context).\n\n")
-		fs.PrintDefaults()
-	}
-	paths := (*validate.PathList)(&o.paths)
-	fs.Var(paths, "f", "manifest file or directory (recursively), or - for stdin; repeatable. Without -f, the live cluster is read")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for the live cluster (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-	fs.StringVar(&o.kubeContext, "context", "", "kubeconfig context of the live cluster (default: the current context)")
-	fs.StringVar(&o.output, "o", "text", "output format: text or json")
-	fs.StringVar(&o.attrs.User, "user", "", "the requesting user's name (required)")
-	fs.StringVar(&o.groups, "groups", "", "comma-separated groups of the user")
-	fs.StringVar(&o.attrs.Verb, "verb", "get", "Kubernetes verb of a resource request (get, list, watch, create, update, patch, delete, deletecollection), or the lower-case HTTP method of a non-resource request")
-	fs.StringVar(&o.attrs.APIGroup, "api-group", "", "API group of a resource request (empty: the core group)")
-	fs.StringVar(&o.attrs.Resource, "resource", "", "resource of a resource request, e.g. pods")
-	fs.StringVar(&o.attrs.Subresource, "subresource", "", "subresource of a resource request, e.g. status")
-	fs.StringVar(&o.attrs.Namespace, "namespace", "", "namespace of a resource request")
-	fs.StringVar(&o.attrs.Name, "name", "", "object name of a resource request")
-	fs.StringVar(&o.attrs.Path, "path", "", "path of a non-resource request, e.g. /healthz (instead of --resource)")
-	fs.StringVar(&o.operator, "operator-service-account", "", "the operator's service account, NAMESPACE/NAME, whose "+
-		"requests its own native route takes (default: read from the live cluster's route; none with -f)")
-	fs.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
-		"the operator's --native-unmatched, for the kube-apiserver line: kube-apiserver (requests no projected FlowSchema matches go to its own schemas) or operator (to the projected backstop)")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	o.paths = append(o.paths, fs.Args()...)
-	return o, o.complete()
+// NewCommand returns `explain`.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd, _ := newCommand(streams)
+	return cmd
 }
 
-func (o *options) complete() error {
+// newCommand returns `explain` and the options its flags fill.
+func newCommand(streams genericiooptions.IOStreams) (*cobra.Command, *options) {
+	o := &options{config: genericclioptions.NewConfigFlags(true)}
+	o.config.AuthInfoName = nil // --user names the request's user (deprecated), not a kubeconfig user
+	cmd := &cobra.Command{
+		Use:   "explain --as USER [--as-group GROUP]... [--verb VERB] (--resource RESOURCE[.GROUP][/SUB] [-n NS] [--name NAME] | --path /PATH) [-f PATH]...",
+		Short: "Show how kube-apiserver classifies a request, and why",
+		Long: `Shows how kube-apiserver classifies a request made as --as (with --as-group): its FlowSchema,
+priority level, the level's nominal seats and the flow distinguisher, and, when the operator's
+FlowSchema that matches is not what kube-apiserver applies, why.
+
+Without -f it reads the live cluster's native FlowSchemas and priority levels (all of them:
+kube-apiserver's own, any other, and the operator's projection) with the kubeconfig's identity;
+--as and --as-group name the request to explain, as for 'kubectl auth can-i', and the cluster is
+not read impersonated. Groups are completed as kube-apiserver does: system:authenticated, and a
+service account's system:serviceaccounts and system:serviceaccounts:<namespace>.
+
+With -f it works offline on manifests: kube-apiserver's bootstrap objects of the version this
+binary was built with, the manifests projected in place of the operator's objects.`,
+		Example: `  apf-operator explain --as alice --as-group team-a --verb list --resource pods -n team-a
+  apf-operator explain --as system:serviceaccount:ci:deployer --verb patch --resource deployments.apps/scale -n ci --name web
+  apf-operator explain --as alice --verb get --path /healthz -o json
+  apf-operator explain -f ./clusters/prod/apf/ --as alice --verb create --resource pods -n team-a --in-process`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			a, err := o.attributes()
+			if err != nil {
+				return err
+			}
+			r, err := o.explain(c.Context(), a)
+			if err != nil {
+				return err
+			}
+			return r.write(streams.Out, o.output)
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd, o
+}
+
+func (o *options) addFlags(fs *pflag.FlagSet) {
+	fs.StringArrayVarP(&o.paths, "filename", "f", nil, "manifest file or directory (recursively), or - for stdin; "+
+		"repeatable. Offline: kube-apiserver's bootstrap objects with these projected, not the cluster")
+	fs.StringVar(&o.verb, "verb", "get", "the request's verb, as kube-apiserver names it: get, list, watch, create, update, patch, "+
+		"delete, deletecollection, proxy; for --path the lower-case HTTP method (get, head, post, put, patch, delete, options)")
+	fs.StringVar(&o.resource, "resource", "", "the resource as kubectl writes it: RESOURCE[.VERSION][.GROUP][/SUBRESOURCE], "+
+		"e.g. pods, pods/status, deployments.apps, deployments.v1.apps/scale; live, short names (po, deploy) are expanded by the cluster's discovery")
+	fs.StringVar(&o.name, "name", "", "the object's name (empty: the collection)")
+	fs.StringVar(&o.path, "path", "", "the URL path of a non-resource request, e.g. /healthz (instead of --resource)")
+	fs.StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	fs.BoolVar(&o.inProcess, "in-process", false, "also show the operator's in-process classifier's answer "+
+		"(the library filter for servers built on k8s.io/apiserver; nothing in a cluster with native enforcement runs it)")
+	fs.StringVar(&o.operator, "operator-service-account", "", "with -f: the operator's service account, NAMESPACE/NAME, "+
+		"whose own route the projection includes (live mode reads the cluster's route)")
+	fs.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer), "with -f: the operator's "+
+		"--native-unmatched (kube-apiserver or operator) for the projection (live mode reads the cluster's objects)")
+	o.config.AddFlags(fs)
+	fs.Lookup("as").Usage = "the user whose request to explain (required), e.g. alice or system:serviceaccount:NS:NAME; " +
+		"the cluster is read with the kubeconfig's identity, not impersonated"
+	fs.Lookup("as-group").Usage = "a group of the request's user; repeatable. system:authenticated and a service " +
+		"account's groups are added as kube-apiserver adds them"
+	for _, irrelevant := range []string{"as-uid", "as-user-extra"} { // classification reads neither
+		_ = fs.MarkHidden(irrelevant)
+	}
+	fs.Lookup("namespace").Usage = "the request's namespace (empty: a cluster-scoped request)"
+	fs.StringVar(&o.user, "user", "", "the request's user")
+	fs.StringSliceVar(&o.groups, "groups", nil, "the request's groups, comma-separated")
+	fs.StringVar(&o.apiGroup, "api-group", "", "the resource's API group")
+	fs.StringVar(&o.subresource, "subresource", "", "the subresource")
+	for flag, use := range map[string]string{"user": "--as", "groups": "--as-group", "api-group": "--resource RESOURCE.GROUP",
+		"subresource": "--resource RESOURCE/SUBRESOURCE"} {
+		_ = fs.MarkDeprecated(flag, "use "+use)
+	}
+}
+
+// attributes builds the request from the flags, with the implicit groups; errors are usage
+// errors naming the flag and the fix.
+func (o *options) attributes() (*request.Attributes, error) {
+	a := &request.Attributes{User: *o.config.Impersonate, Groups: *o.config.ImpersonateGroup, Verb: o.verb,
+		Namespace: *o.config.Namespace, Name: o.name, Path: o.path, ResourceRequest: o.path == ""}
+	if a.User == "" {
+		a.User = o.user
+	}
+	a.Groups = nativeview.Groups(a.User, append(a.Groups, o.groups...))
 	switch {
-	case o.attrs.User == "":
-		return errors.New("--user is required")
-	case o.attrs.Path == "" && o.attrs.Resource == "":
-		return errors.New("give --resource for a resource request or --path for a non-resource request")
-	case o.attrs.Path != "" && (o.attrs.Resource != "" || o.attrs.Namespace != "" || o.attrs.APIGroup != "" ||
-		o.attrs.Subresource != "" || o.attrs.Name != ""):
-		return errors.New("--path describes a non-resource request: drop --resource, --namespace, --api-group, --subresource and --name")
-	case o.output != "text" && o.output != "json":
-		return fmt.Errorf("-o %q: want text or json", o.output)
+	case a.User == "":
+		return nil, cmdutil.UsageErrorf("--as is required: the user whose request to explain, e.g. --as alice or " +
+			"--as system:serviceaccount:NAMESPACE:NAME")
+	case o.path == "" && o.resource == "":
+		return nil, cmdutil.UsageErrorf("give --resource for a resource request or --path for a non-resource request")
+	case o.path != "" && (o.resource != "" || a.Namespace != "" || a.Name != "" || o.apiGroup != "" || o.subresource != ""):
+		return nil, cmdutil.UsageErrorf("--path describes a non-resource request: drop --resource, --namespace and --name")
+	case o.output != "text" && o.output != "json" && o.output != "yaml":
+		return nil, cmdutil.UsageErrorf("-o %q: use text, json or yaml", o.output)
 	}
-	if _, err := parseServiceAccount(o.operator); err != nil {
-		return err
+	if err := checkVerb(a.Verb, a.ResourceRequest); err != nil {
+		return nil, cmdutil.UsageErrorf("%v", err)
 	}
-	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
-		return fmt.Errorf("--native-unmatched: %w", err)
-	}
-	o.attrs.ResourceRequest = o.attrs.Path == ""
-	for _, g := range strings.Split(o.groups, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			o.attrs.Groups = append(o.attrs.Groups, g)
+	if a.ResourceRequest {
+		if err := parseResource(o.resource, a); err != nil {
+			return nil, cmdutil.UsageErrorf("%v", err)
+		}
+		if o.apiGroup != "" {
+			a.APIGroup = o.apiGroup
+		}
+		if o.subresource != "" {
+			a.Subresource = o.subresource
 		}
 	}
-	return nil
+	if _, err := parseServiceAccount(o.operator); err != nil {
+		return nil, cmdutil.UsageErrorf("%v", err)
+	}
+	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
+		return nil, cmdutil.UsageErrorf("--native-unmatched: %v", err)
+	}
+	return a, nil
 }
 
-// Run executes the command and returns its exit code.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := parse(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
+// explain answers for a, live or offline.
+func (o *options) explain(ctx context.Context, a *request.Attributes) (*Report, error) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator explain:", err)
-		return ExitUsage
-	}
-	rps, fss, err := load(context.Background(), o, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator explain:", err)
-		return ExitError
-	}
-	operator, _ := parseServiceAccount(o.operator)
-	if operator == nil && len(o.paths) == 0 {
-		operator = operatorFromCluster(context.Background(), o.kubeconfig, o.kubeContext)
-	}
-	e := ExplainWithOperator(effective.Compute(rps, fss), &o.attrs, operator, native.Unmatched(o.unmatched))
-	if o.output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(e)
-	} else {
-		err = e.WriteText(stdout)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator explain:", err)
-		return ExitError
-	}
-	return ExitOK
-}
-
-func load(ctx context.Context, o *options, stdin io.Reader) ([]flowv1.RequestPriority, []flowv1.FlowSchema, error) {
 	if len(o.paths) > 0 {
-		return validate.LoadObjects(o.paths, stdin)
+		return o.offline(a)
 	}
-	return loadCluster(ctx, o.kubeconfig, o.kubeContext)
+	return o.live(ctx, a)
 }
 
-// Explanation is the classification of one request, for people (WriteText) and tools (JSON).
-type Explanation struct {
-	Request         request.Attributes `json:"request"`
-	FlowSchema      string             `json:"flowSchema"`
-	Backstop        bool               `json:"backstop"`
-	Conjunction     int                `json:"conjunction"`
-	RequestPriority PriorityInfo       `json:"requestPriority"`
-	Distinguisher   string             `json:"distinguisher"`
-	Width           int                `json:"width"`
-	LongRunning     bool               `json:"longRunning"`
-	FlowHash        string             `json:"flowHash"`
-	Hand            []int              `json:"hand,omitempty"`
-	// Native is how kube-apiserver classifies it with the configuration projected.
-	Native *NativeInfo `json:"native"`
-}
-
-// PriorityInfo describes the effective RequestPriority of a request.
-type PriorityInfo struct {
-	Name             string  `json:"name"`
-	Level            int32   `json:"level"`
-	Backstop         bool    `json:"backstop"`
-	Exempt           bool    `json:"exempt"`
-	Shares           int32   `json:"assuredConcurrencyShares,omitempty"`
-	AssuredFraction  float64 `json:"assuredConcurrencyFraction,omitempty"`
-	QueuesPerWidth   int32   `json:"queuesPerWidth,omitempty"`
-	HandSize         int32   `json:"handSize,omitempty"`
-	QueueLengthLimit int32   `json:"queueLengthLimit,omitempty"`
-}
-
-// Explain classifies a against cfg, with no operator route; unmatched is the projection's
-// --native-unmatched choice ("" for the default), for the kube-apiserver part.
-func Explain(cfg *effective.Config, a *request.Attributes, unmatched native.Unmatched) *Explanation {
-	return ExplainWithOperator(cfg, a, nil, unmatched)
-}
-
-// ExplainWithOperator classifies a against cfg; kube-apiserver's answer includes the
-// operator's own route for its service account operator (nil: none), and unmatched is the
-// projection's --native-unmatched choice.
-func ExplainWithOperator(cfg *effective.Config, a *request.Attributes, operator *native.ServiceAccount,
-	unmatched native.Unmatched) *Explanation {
-	var r classify.Result
-	classify.Compile(cfg).Classify(a, &r)
-	p := r.Schema.Priority
-	e := &Explanation{
-		Request: *a, FlowSchema: r.Schema.Name, Backstop: r.Schema.Backstop, Conjunction: r.Conjunction,
-		RequestPriority: PriorityInfo{Name: p.Name, Level: p.Level, Backstop: p.Backstop, Exempt: p.Exempt(),
-			Shares: p.Shares, AssuredFraction: cfg.AssuredFraction(p), QueuesPerWidth: p.QueuesPerWidth,
-			HandSize: p.HandSize, QueueLengthLimit: p.QueueLengthLimit},
-		Distinguisher: r.Distinguisher, Width: r.Width, LongRunning: r.LongRunning,
-		FlowHash: fmt.Sprintf("%#016x", r.FlowHash),
+// parseServiceAccount reads --operator-service-account, NAMESPACE/NAME; nil for "".
+func parseServiceAccount(s string) (*native.ServiceAccount, error) {
+	if s == "" {
+		return nil, nil
 	}
-	e.Hand = apf.Hand(p, r.FlowHash)
-	e.Native = explainNative(cfg, r.Schema, a, operator, unmatched)
-	return e
+	ns, name, ok := cutServiceAccount(s)
+	if !ok {
+		return nil, fmt.Errorf("--operator-service-account %q: want NAMESPACE/NAME, e.g. apf-system/apf-operator", s)
+	}
+	return &native.ServiceAccount{Namespace: ns, Name: name}, nil
 }

@@ -6,38 +6,109 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
-// WriteText prints the explanation as aligned lines.
-func (e *Explanation) WriteText(w io.Writer) error {
+// WriteText prints the report as aligned lines: kube-apiserver's answer first, then what the
+// operator's FlowSchemas have to do with it, then (--in-process) the in-process answer.
+func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s:\t%s\n", k, fmt.Sprintf(format, args...)) }
-	line("Request", "%s", describe(&e.Request))
-	switch {
-	case e.Backstop && e.RequestPriority.Exempt:
-		line("FlowSchema", "%s (implicit: system:masters goes to the exempt level ahead of every FlowSchema)", e.FlowSchema)
-	case e.Backstop:
-		line("FlowSchema", "%s (backstop: no FlowSchema matched)", e.FlowSchema)
-	default:
-		line("FlowSchema", "%s, conjunction #%d matched", e.FlowSchema, e.Conjunction)
+	line("Request", "%s", describeRequest(&r.Request))
+	line("Read from", "%s (%s)", r.View, r.Mode)
+	if r.Note != "" {
+		line("Note", "%s", r.Note)
 	}
-	line("RequestPriority", "%s", e.RequestPriority.describe())
-	line("Width", "%d (%s)", e.Width, map[bool]string{true: "read-only", false: "mutating"}[e.Width == 1])
-	switch {
-	case e.LongRunning:
-		line("Flow control", "none: long-running requests are not flow-controlled")
-	case e.RequestPriority.Exempt:
-		line("Flow control", "none: exempt level, never queued or limited")
-	default:
-		line("Distinguisher", "%q", e.Distinguisher)
-		line("Flow hash", "%s", e.FlowHash)
-		line("Hand", "queues %v of %d per width (the request joins the shortest)", e.Hand, e.RequestPriority.QueuesPerWidth)
+	k := &r.KubeAPIServer
+	if !k.Classified {
+		line("kube-apiserver", "serves it unclassified: a long-running request (exec, attach, proxy, log, portforward) is not flow-controlled")
+	} else {
+		line("FlowSchema", "%s", describeSchema(k))
+		line("Priority level", "%s", describeLevel(k))
+		line("Nominal seats", "%s", r.describeSeats())
+		line("Distinguisher", "%s", describeDistinguisher(k))
 	}
-	if e.Native != nil {
-		line("kube-apiserver", "%s", e.Native.describe())
+	if r.Ours != nil {
+		line("Operator", "%s", r.Ours.Summary)
+	}
+	if r.InProcess != nil {
+		fmt.Fprintln(tw, "In-process classifier (the library filter, not what kube-apiserver runs):")
+		r.InProcess.writeLines(line)
 	}
 	return tw.Flush()
+}
+
+func describeSchema(k *nativeview.Answer) string {
+	s := fmt.Sprintf("%s (uid %s, matchingPrecedence %d)", k.FlowSchema.Name, uidOrNone(string(k.FlowSchema.UID)), k.Precedence)
+	switch {
+	case k.Fallback:
+		s += ": no FlowSchema matched, kube-apiserver fell back to catch-all"
+	case strings.HasPrefix(k.Source, native.KindOperator+"/"):
+		s += ", the operator's own route for " + k.Source
+	case k.Source != "":
+		s += ", projected by the operator from " + k.Source
+	}
+	return s
+}
+
+func describeLevel(k *nativeview.Answer) string {
+	s := fmt.Sprintf("%s (uid %s)", k.PriorityLevel.Name, uidOrNone(string(k.PriorityLevel.UID)))
+	if k.Exempt {
+		s += ", exempt: never queued or limited"
+	}
+	return s
+}
+
+func (r *Report) describeSeats() string {
+	k := &r.KubeAPIServer
+	switch {
+	case k.Exempt:
+		return "none needed (exempt)"
+	case k.NominalSeats == nil:
+		return "unknown: " + r.SeatsUnknown
+	case k.ServerSeats > 0:
+		return fmt.Sprintf("%d of the server's %d", *k.NominalSeats, k.ServerSeats)
+	}
+	return fmt.Sprintf("%d", *k.NominalSeats)
+}
+
+func describeDistinguisher(k *nativeview.Answer) string {
+	if k.DistinguisherMethod == "" {
+		return `none: the FlowSchema puts all its requests in one flow`
+	}
+	return fmt.Sprintf("%q (%s)", k.Distinguisher, k.DistinguisherMethod)
+}
+
+func uidOrNone(uid string) string {
+	if uid == "" {
+		return "none: not read from a cluster"
+	}
+	return uid
+}
+
+// writeLines prints the in-process answer, indented under its heading.
+func (e *Explanation) writeLines(line func(k, format string, args ...any)) {
+	switch {
+	case e.Backstop && e.RequestPriority.Exempt:
+		line("  FlowSchema", "%s (implicit: system:masters goes to the exempt level ahead of every FlowSchema)", e.FlowSchema)
+	case e.Backstop:
+		line("  FlowSchema", "%s (backstop: no FlowSchema matched)", e.FlowSchema)
+	default:
+		line("  FlowSchema", "%s, conjunction #%d matched", e.FlowSchema, e.Conjunction)
+	}
+	line("  RequestPriority", "%s", e.RequestPriority.describe())
+	line("  Width", "%d (%s)", e.Width, map[bool]string{true: "read-only", false: "mutating"}[e.Width == 1])
+	switch {
+	case e.LongRunning:
+		line("  Flow control", "none: long-running requests are not flow-controlled")
+	case e.RequestPriority.Exempt:
+		line("  Flow control", "none: exempt level, never queued or limited")
+	default:
+		line("  Distinguisher", "%q", e.Distinguisher)
+		line("  Flow hash", "%s", e.FlowHash)
+		line("  Hand", "queues %v of %d per width (the request joins the shortest)", e.Hand, e.RequestPriority.QueuesPerWidth)
+	}
 }
 
 func (p PriorityInfo) describe() string {
@@ -53,22 +124,4 @@ func (p PriorityInfo) describe() string {
 		s += fmt.Sprintf(", hand %d", p.HandSize)
 	}
 	return s + fmt.Sprintf(", queue limit %d)", p.QueueLengthLimit)
-}
-
-func describe(a *request.Attributes) string {
-	parts := []string{"user=" + a.User}
-	if len(a.Groups) > 0 {
-		parts = append(parts, "groups="+strings.Join(a.Groups, ","))
-	}
-	parts = append(parts, "verb="+a.Verb)
-	if !a.ResourceRequest {
-		return strings.Join(append(parts, "path="+a.Path), " ")
-	}
-	for _, kv := range [][2]string{{"apiGroup", a.APIGroup}, {"resource", a.Resource},
-		{"subresource", a.Subresource}, {"namespace", a.Namespace}, {"name", a.Name}} {
-		if kv[1] != "" {
-			parts = append(parts, kv[0]+"="+kv[1])
-		}
-	}
-	return strings.Join(parts, " ")
 }
