@@ -14,6 +14,9 @@ import (
 type Engine struct {
 	current, proposed Classifier
 	bucket            time.Duration
+	// Observe, when set, is called with every request and its classification under the
+	// current and proposed configurations (equal without a proposed one); it must not keep r.
+	Observe func(r *audit.Request, current, proposed Class)
 
 	classes  []Class
 	classIdx map[Class]int
@@ -21,9 +24,10 @@ type Engine struct {
 	tallies  []*tally
 	// seats[c][bucket] holds per class index: requests arriving and seat-seconds (c: 0
 	// current, 1 proposed).
-	seats       [2]map[int64]*bucketTally
-	first, last time.Time
-	total       int64
+	seats [2]map[int64]*bucketTally
+	// first and last span the requests; lastArrival is the latest arrival.
+	first, last, lastArrival time.Time
+	total                    int64
 }
 
 // tally counts the requests of one (user, namespace, verb) with one classification under
@@ -82,6 +86,9 @@ func (e *Engine) Add(r *audit.Request) {
 	t.count++
 	e.total++
 	e.times(r, a, t)
+	if e.Observe != nil {
+		e.Observe(r, e.classes[t.current], e.classes[t.proposed])
+	}
 }
 
 // classify returns the tally of a's (user, namespace, verb) and classification.
@@ -122,6 +129,9 @@ func (e *Engine) times(r *audit.Request, a *request.Attributes, t *tally) {
 	}
 	if r.Received.After(e.last) {
 		e.last = r.Received
+	}
+	if r.Received.After(e.lastArrival) {
+		e.lastArrival = r.Received
 	}
 	e.occupy(0, t.current, r.Received, end)
 	if e.proposed != nil {

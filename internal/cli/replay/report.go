@@ -273,7 +273,10 @@ func (e *Engine) seatDemand() (SeatDemand, error) {
 		return d, nil
 	}
 	width := int64(e.bucket)
-	firstB, lastB := floorDiv(e.first.UnixNano(), width), floorDiv(e.last.UnixNano(), width)
+	// The last bucket holds the last arrival, or the last occupied instant (an end on a bucket's
+	// boundary occupies nothing of the next bucket).
+	firstB := floorDiv(e.first.UnixNano(), width)
+	lastB := max(floorDiv(e.lastArrival.UnixNano(), width), floorDiv(e.last.UnixNano()-1, width))
 	if n := lastB - firstB + 1; n > maxBuckets {
 		return d, fmt.Errorf("--bucket %s makes %d time buckets for the requests from %s to %s (at most %d): "+
 			"give a larger --bucket", e.bucket, n, e.first.UTC().Format(time.RFC3339), e.last.UTC().Format(time.RFC3339), maxBuckets)
