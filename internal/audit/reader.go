@@ -38,7 +38,7 @@ func (r *Reader) Stats() Stats { return r.stats }
 // Open opens a log file, "-" for stdin, decompressing it when it starts with gzip's magic
 // bytes (whatever its name).
 func Open(name string, stdin io.Reader) (io.ReadCloser, error) {
-	var f io.ReadCloser = io.NopCloser(stdin)
+	f := io.NopCloser(stdin)
 	if name != "-" {
 		file, err := os.Open(name)
 		if err != nil {
