@@ -182,7 +182,12 @@ func (e *auditEvent) request(in *interner) *Request {
 	return r
 }
 
-// parseTime reads kube-apiserver's timestamps (RFC 3339 with micro- or nanoseconds).
+// parseTime reads kube-apiserver's timestamps (RFC 3339 with micro- or nanoseconds), within
+// the years that nanoseconds since 1970 in an int64 can hold (1678 to 2261).
 func parseTime(b []byte) (time.Time, error) {
-	return time.Parse(time.RFC3339Nano, string(b))
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err == nil && (t.Year() < 1678 || t.Year() > 2261) {
+		err = fmt.Errorf("%s: out of range (years 1678 to 2261)", b)
+	}
+	return t, err
 }

@@ -140,6 +140,10 @@ func TestReadAuditBadLines(t *testing.T) {
 	if stats.BadLines != 1 || !strings.Contains(stats.BadLineSamples[0].Err, "requestReceivedTimestamp: parsing time") {
 		t.Errorf("a bad timestamp: %+v; want a bad line naming requestReceivedTimestamp", stats)
 	}
+	_, stats = readAll(t, strings.Replace(lines[0], "2026-11-26T17:00:00.030000Z", "9999-01-01T00:00:00Z", 1))
+	if stats.BadLines != 1 || !strings.Contains(stats.BadLineSamples[0].Err, "stageTimestamp: 9999-01-01T00:00:00Z: out of range") {
+		t.Errorf("a timestamp past 2261: %+v; want a bad line saying it is out of range", stats)
+	}
 	_, stats = readAll(t, strings.Join(lines, ""))
 	for _, want := range []string{"requestReceivedTimestamp missing", `kind "Pod"`, "groups"} {
 		found := false

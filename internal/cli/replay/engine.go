@@ -38,9 +38,11 @@ type tally struct {
 	count                 int64
 }
 
+// bucketTally holds one time bucket's figures, indexed by class.
 type bucketTally struct {
 	arrivals    []int64
-	seatSeconds []float64
+	seatSeconds []float64 // from the requests that start or end in the bucket
+	fullDelta   []int64   // change in the number of requests that fill whole buckets from here
 }
 
 // attrKey is what native classification depends on (not the object name). Groups are keyed by
@@ -124,6 +126,7 @@ func (e *Engine) times(r *audit.Request, a *request.Attributes, t *tally) {
 		// A watch holds seats only while it starts, not for its whole life (see docs).
 		end = r.Received
 	}
+
 	if end.After(e.last) {
 		e.last = end
 	}
@@ -139,21 +142,37 @@ func (e *Engine) times(r *audit.Request, a *request.Attributes, t *tally) {
 	}
 }
 
-// occupy adds one arrival at start and one seat from start to end to class c's buckets.
+// occupy adds one arrival at start and one seat from start to end to class c's buckets: the
+// partial first and last buckets directly, the full ones between as a difference (+1 where
+// they start, -1 where they stop) that the report sums up, so that a request costs the same
+// whatever its length.
 func (e *Engine) occupy(config, c int, start, end time.Time) {
 	if e.classes[c].PriorityLevel == "" {
 		return // unclassified: holds no seat
 	}
 	width := int64(e.bucket)
 	s, f := start.UnixNano(), end.UnixNano()
-	b := floorDiv(s, width)
-	e.bucketAt(config, b, c).arrivals[c]++
-	for ; s < f; b++ {
-		next := min((b+1)*width, f)
-		e.bucketAt(config, b, c).seatSeconds[c] += float64(next-s) / float64(time.Second)
-		s = next
+	first := floorDiv(s, width)
+	e.bucketAt(config, first, c).arrivals[c]++
+	if f <= s {
+		return
+	}
+	last := floorDiv(f, width) // the bucket holding the end instant (exclusive)
+	if first == last {
+		e.bucketAt(config, first, c).seatSeconds[c] += seconds(f - s)
+		return
+	}
+	e.bucketAt(config, first, c).seatSeconds[c] += seconds((first+1)*width - s)
+	if rest := f - last*width; rest > 0 {
+		e.bucketAt(config, last, c).seatSeconds[c] += seconds(rest)
+	}
+	if last > first+1 {
+		e.bucketAt(config, first+1, c).fullDelta[c]++
+		e.bucketAt(config, last, c).fullDelta[c]--
 	}
 }
+
+func seconds(ns int64) float64 { return float64(ns) / float64(time.Second) }
 
 func (e *Engine) bucketAt(config int, b int64, c int) *bucketTally {
 	bt := e.seats[config][b]
@@ -165,6 +184,7 @@ func (e *Engine) bucketAt(config int, b int64, c int) *bucketTally {
 		n := len(e.classes)
 		bt.arrivals = append(bt.arrivals, make([]int64, n-len(bt.arrivals))...)
 		bt.seatSeconds = append(bt.seatSeconds, make([]float64, n-len(bt.seatSeconds))...)
+		bt.fullDelta = append(bt.fullDelta, make([]int64, n-len(bt.fullDelta))...)
 	}
 	return bt
 }

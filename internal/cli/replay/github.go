@@ -28,8 +28,8 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 	for _, m := range r.Moves {
 		for _, u := range m.TopUsers {
 			lines = append(lines, line{warn: m.To == "catch-all", n: u.Requests,
-				msg: fmt.Sprintf("this change moves %.0f%% of %s's requests from %s to %s (%d requests)",
-					u.Percent, u.User, m.From, m.To, u.Requests)})
+				msg: fmt.Sprintf("this change moves %s of %s's requests from %s to %s (%d requests)",
+					percentText(u.Percent), u.User, m.From, m.To, u.Requests)})
 		}
 	}
 	// The largest moves first; moves are sorted, users within them too.
@@ -55,6 +55,14 @@ func (r *Report) summary() string {
 		s += fmt.Sprintf("; %d input lines could not be read", r.Input.BadLines)
 	}
 	return s
+}
+
+// percentText rounds to whole percents, keeping one decimal below 10% (so that 0.4% is not 0%).
+func percentText(p float64) string {
+	if p < 10 {
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
 }
 
 // escapeData escapes an annotation message as GitHub's workflow commands require.

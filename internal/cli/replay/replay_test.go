@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +187,8 @@ func TestSeatDemandBuckets(t *testing.T) {
 	a := request.Attributes{User: "u", Groups: []string{"system:authenticated"}, Verb: "get", Resource: "pods", Namespace: "x", ResourceRequest: true}
 	// 90 seconds from 10:00:30: 30 s in the first bucket, 60 s in the second.
 	e.Add(&audit.Request{Attributes: a, Received: t0, Completed: t0.Add(90 * time.Second)})
+	// 10:00:30 to 10:03:15: 30 s, two full buckets, 15 s.
+	e.Add(&audit.Request{Attributes: a, Received: t0, Completed: t0.Add(165 * time.Second)})
 	w := a
 	w.Verb = "watch" // a watch occupies no seat for its whole life
 	e.Add(&audit.Request{Attributes: w, Received: t0, Completed: t0.Add(time.Hour)})
@@ -194,12 +197,13 @@ func TestSeatDemandBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := r.SeatDemand
-	if d.Buckets != 2 || len(d.Current) != 1 || !d.Start.Equal(t0.Truncate(time.Minute)) {
-		t.Fatalf("seat demand %+v; want 2 buckets of global-default from 10:00", d)
+	if d.Buckets != 4 || len(d.Current) != 1 || !d.Start.Equal(t0.Truncate(time.Minute)) {
+		t.Fatalf("seat demand %+v; want 4 buckets of global-default from 10:00", d)
 	}
 	s := d.Current[0]
-	if s.Level != "global-default" || s.MeanSeats[0] != 0.5 || s.MeanSeats[1] != 1 || s.Arrivals[0] != 2 || s.PeakMeanSeats != 1 {
-		t.Errorf("series %+v; want global-default, mean seats [0.5 1], 2 arrivals then 0, peak 1", s)
+	if s.Level != "global-default" || !slices.Equal(s.MeanSeats, []float64{1, 2, 1, 0.25}) ||
+		!slices.Equal(s.Arrivals, []int64{3, 0, 0, 0}) || s.PeakMeanSeats != 2 || !s.PeakAt.Equal(t0.Truncate(time.Minute).Add(time.Minute)) {
+		t.Errorf("series %+v; want global-default, mean seats [1 2 1 0.25], 3 arrivals then none, peak 2 at 10:01", s)
 	}
 	e2 := NewEngine(c, nil, time.Millisecond)
 	e2.Add(&audit.Request{Attributes: a, Received: t0, Completed: t0.Add(time.Hour)})
@@ -251,5 +255,23 @@ func TestRecordedList(t *testing.T) {
 	if r.Requests != 100 || r.Input.BadLines != 1 || r.Input.BadLineSamples[0].Line != 101 || len(r.Levels) != 1 ||
 		r.Levels[0].Level != "apf-tenant-workloads" {
 		t.Errorf("report %+v; want 100 requests all on apf-tenant-workloads, bad line 101", r)
+	}
+}
+
+// TestHugeDurationBounded: an event that claims to run for two centuries neither hangs the replay
+// nor fills memory; the report asks for a larger --bucket.
+func TestHugeDurationBounded(t *testing.T) {
+	objs := Bootstrap()
+	e := NewEngine(NewNativeClassifier(objs.FlowSchemas, objs.PriorityLevels), nil, time.Millisecond)
+	a := request.Attributes{User: "u", Groups: []string{"system:authenticated"}, Verb: "get", Path: "/x"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for range 1000 {
+		e.Add(&audit.Request{Attributes: a, Received: t0, Completed: t0.AddDate(200, 0, 0)})
+	}
+	if n := len(e.seats[0]); n > maxBuckets+1 {
+		t.Errorf("%d buckets filled; want at most %d", n, maxBuckets+1)
+	}
+	if _, err := e.Report(audit.Stats{}); err == nil || !strings.Contains(err.Error(), "give a larger --bucket") {
+		t.Errorf("report error %v; want one asking for a larger --bucket", err)
 	}
 }

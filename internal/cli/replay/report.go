@@ -244,10 +244,10 @@ func (e *Engine) breakdown(ts []tally, keyOf func(*tally) string) []Breakdown {
 		prop[landing{k, t.proposed}] += t.count
 	}
 	for l, n := range cur {
-		byKey[l.key].Current = append(byKey[l.key].Current, Landed{Class: e.classes[l.class], Requests: n})
+		byKey[l.key].Current = append(byKey[l.key].Current, Landed{Class: e.named(l.class), Requests: n})
 	}
 	for l, n := range prop {
-		byKey[l.key].Proposed = append(byKey[l.key].Proposed, Landed{Class: e.classes[l.class], Requests: n})
+		byKey[l.key].Proposed = append(byKey[l.key].Proposed, Landed{Class: e.named(l.class), Requests: n})
 	}
 	out := make([]Breakdown, 0, len(byKey))
 	for _, b := range byKey {
@@ -259,6 +259,11 @@ func (e *Engine) breakdown(ts []tally, keyOf func(*tally) string) []Breakdown {
 		return cmp.Or(cmp.Compare(y.Requests, x.Requests), cmp.Compare(x.Key, y.Key))
 	})
 	return out
+}
+
+// named is class c with "(unclassified)" for the empty names, as the other report fields have.
+func (e *Engine) named(c int) Class {
+	return Class{FlowSchema: e.classes[c].SchemaName(), PriorityLevel: e.classes[c].LevelName()}
 }
 
 func sortLanded(ls []Landed) {
@@ -291,11 +296,19 @@ func (e *Engine) seatDemand() (SeatDemand, error) {
 
 func (e *Engine) series(config int, firstB int64, d SeatDemand) []LevelSeries {
 	byLevel := map[string]*LevelSeries{}
-	for b, bt := range e.seats[config] {
-		i := int(b - firstB)
-		for c := range bt.arrivals {
+	full := make([]int64, len(e.classes)) // requests filling the whole bucket, per class
+	for i := range d.Buckets {
+		bt := e.seats[config][firstB+int64(i)]
+		for c := range e.classes {
+			var arrivals int64
+			var seatSeconds float64
+			if bt != nil && c < len(bt.arrivals) {
+				full[c] += bt.fullDelta[c]
+				arrivals, seatSeconds = bt.arrivals[c], bt.seatSeconds[c]
+			}
+			seatSeconds += float64(full[c]) * d.BucketSeconds
 			level := e.classes[c].PriorityLevel
-			if level == "" || (bt.arrivals[c] == 0 && bt.seatSeconds[c] == 0) {
+			if level == "" || (arrivals == 0 && seatSeconds == 0) {
 				continue
 			}
 			s := byLevel[level]
@@ -303,8 +316,8 @@ func (e *Engine) series(config int, firstB int64, d SeatDemand) []LevelSeries {
 				s = &LevelSeries{Level: level, Arrivals: make([]int64, d.Buckets), MeanSeats: make([]float64, d.Buckets)}
 				byLevel[level] = s
 			}
-			s.Arrivals[i] += bt.arrivals[c]
-			s.MeanSeats[i] += bt.seatSeconds[c] / d.BucketSeconds
+			s.Arrivals[i] += arrivals
+			s.MeanSeats[i] += seatSeconds / d.BucketSeconds
 		}
 	}
 	out := make([]LevelSeries, 0, len(byLevel))
