@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,7 +78,7 @@ priority level per user, namespace and verb, the moves between levels, and the s
 
 func (o *options) validate() error {
 	stdin := 0
-	for _, p := range append(append(append([]string{}, o.auditLogs...), o.requestLists...), append(o.proposed, o.currentPaths...)...) {
+	for _, p := range slices.Concat(o.auditLogs, o.requestLists, o.proposed, o.currentPaths) {
 		if p == "-" {
 			stdin++
 		}
