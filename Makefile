@@ -152,6 +152,7 @@ bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, 
 	cd test/benchmark && go run ./cmd/benchtable < $(LOCALBIN)/bench.txt
 	@echo "# EventRateLimit: the engine's decision, and the events webhook's (event decoding included)"
 	go test -run '^$$' -bench 'Admit$$|EventRateLimitHandle' -benchmem -count $(BENCH_COUNT) ./internal/eventratelimit/ ./webhooks/
+	go test -run '^$$' -bench 'Replay1M$$' -benchtime 1x -benchmem -count 1 ./internal/cli/replay/ # replay: 1M audit events end to end (docs/benchmarks.md)
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (bounded; default 20s).

@@ -1,0 +1,136 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// NativeObjects is a configuration as kube-apiserver holds it.
+type NativeObjects struct {
+	FlowSchemas    []flowcontrolv1.FlowSchema
+	PriorityLevels []flowcontrolv1.PriorityLevelConfiguration
+}
+
+// Bootstrap is kube-apiserver's own configuration as it creates it (mandatory and suggested
+// objects), what a cluster without the operator holds.
+func Bootstrap() NativeObjects {
+	var out NativeObjects
+	out.FlowSchemas = native.BootstrapSchemas()
+	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
+		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations} {
+		for _, l := range list {
+			out.PriorityLevels = append(out.PriorityLevels, *l.DeepCopy())
+		}
+	}
+	return out
+}
+
+// LoadCluster lists the live cluster's native FlowSchemas and PriorityLevelConfigurations.
+func LoadCluster(ctx context.Context, flags *genericclioptions.ConfigFlags) (NativeObjects, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return NativeObjects{}, fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return NativeObjects{}, err
+	}
+	fss, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return NativeObjects{}, fmt.Errorf("listing FlowSchemas (flowcontrol.apiserver.k8s.io/v1): %w", err)
+	}
+	plcs, err := cs.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return NativeObjects{}, fmt.Errorf("listing PriorityLevelConfigurations (flowcontrol.apiserver.k8s.io/v1): %w", err)
+	}
+	return NativeObjects{FlowSchemas: fss.Items, PriorityLevels: plcs.Items}, nil
+}
+
+// Projection is how a set of our manifests is projected onto kube-apiserver's flow control.
+type Projection struct {
+	// Operator is the operator's service account, whose requests its own route takes; nil:
+	// none.
+	Operator *native.ServiceAccount
+	// Unmatched is the operator's --native-unmatched choice.
+	Unmatched native.Unmatched
+}
+
+// LoadProjected reads our manifests (files or directories) and returns the native objects
+// kube-apiserver would hold once the operator projected them onto base: base's objects that
+// the operator does not own, plus the projection.
+func LoadProjected(paths []string, stdin io.Reader, base NativeObjects, p Projection) (NativeObjects, error) {
+	rps, fss, err := validate.LoadObjects(paths, stdin)
+	if err != nil {
+		return NativeObjects{}, err
+	}
+	return Project(effective.Compute(rps, fss), base, p), nil
+}
+
+// projectObjects projects manifests onto base with no operator route.
+func projectObjects(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, base NativeObjects) NativeObjects {
+	return Project(effective.Compute(rps, fss), base, Projection{})
+}
+
+// Project returns base's unowned objects plus the projection of cfg onto them.
+func Project(cfg *effective.Config, base NativeObjects, p Projection) NativeObjects {
+	plan := native.Project(cfg, native.Existing{PriorityLevels: base.PriorityLevels, FlowSchemas: base.FlowSchemas,
+		Operator: p.Operator, Unmatched: p.Unmatched})
+	out := NativeObjects{}
+	for i := range base.FlowSchemas {
+		if !native.Owned(&base.FlowSchemas[i]) {
+			out.FlowSchemas = append(out.FlowSchemas, base.FlowSchemas[i])
+		}
+	}
+	for i := range base.PriorityLevels {
+		if !native.Owned(&base.PriorityLevels[i]) {
+			out.PriorityLevels = append(out.PriorityLevels, base.PriorityLevels[i])
+		}
+	}
+	out.FlowSchemas = append(out.FlowSchemas, plan.FlowSchemas...)
+	out.PriorityLevels = append(out.PriorityLevels, plan.PriorityLevels...)
+	return out
+}
+
+// OperatorRoute returns the service account of the operator's route among objs (the native
+// FlowSchema it projects for its own requests); nil when there is none.
+func OperatorRoute(objs NativeObjects) *native.ServiceAccount {
+	for i := range objs.FlowSchemas {
+		fs := &objs.FlowSchemas[i]
+		if fs.Name != native.OperatorRouteName || !native.Owned(fs) {
+			continue
+		}
+		sa, ok := strings.CutPrefix(fs.Annotations[flowv1.AnnotationSource], native.KindOperator+"/")
+		if !ok {
+			return nil
+		}
+		out, _ := ParseServiceAccount(sa)
+		return out
+	}
+	return nil
+}
+
+// ParseServiceAccount reads NAMESPACE/NAME; nil for "".
+func ParseServiceAccount(s string) (*native.ServiceAccount, error) {
+	if s == "" {
+		return nil, nil
+	}
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1123Subdomain(name)) > 0 {
+		return nil, fmt.Errorf("%q: want NAMESPACE/NAME, e.g. apf-system/apf-operator", s)
+	}
+	return &native.ServiceAccount{Namespace: ns, Name: name}, nil
+}
