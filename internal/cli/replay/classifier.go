@@ -1,14 +1,10 @@
 package replay
 
 import (
-	"cmp"
-	"slices"
-
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
-	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // Class is where kube-apiserver puts a request: the FlowSchema that matches it first and that
@@ -44,52 +40,24 @@ type Classifier interface {
 	Classify(a *request.Attributes) Class
 }
 
-// nativeClassifier classifies as kube-apiserver's APF controller does with a given set of
-// native objects: schemas ordered once by matchingPrecedence then name, schemas whose priority
-// level does not exist skipped (dangling), the mandatory exempt and catch-all schemas added
-// when missing, and the first schema that matches wins (native.Matches, kube-apiserver's rule).
-type nativeClassifier struct {
-	ordered []*flowcontrolv1.FlowSchema
+// viewClassifier classifies as kube-apiserver's APF controller does with a given set of native
+// objects, through the same nativeview.View that explain uses: schemas ordered once by
+// matchingPrecedence then name, schemas whose priority level does not exist skipped, the
+// mandatory exempt and catch-all objects added when missing, the first match wins.
+type viewClassifier struct {
+	view *nativeview.View
 }
 
 // NewNativeClassifier returns the Classifier of kube-apiserver holding these native objects.
 func NewNativeClassifier(schemas []flowcontrolv1.FlowSchema, levels []flowcontrolv1.PriorityLevelConfiguration) Classifier {
-	exists := make(map[string]bool, len(levels))
-	for i := range levels {
-		exists[levels[i].Name] = true
-	}
-	c := &nativeClassifier{}
-	names := map[string]bool{}
-	for i := range schemas {
-		if exists[schemas[i].Spec.PriorityLevelConfiguration.Name] {
-			c.ordered = append(c.ordered, &schemas[i])
-			names[schemas[i].Name] = true
-		}
-	}
-	for _, fs := range bootstrap.MandatoryFlowSchemas {
-		if !names[fs.Name] {
-			c.ordered = append(c.ordered, fs.DeepCopy())
-		}
-	}
-	slices.SortStableFunc(c.ordered, func(x, y *flowcontrolv1.FlowSchema) int {
-		if p, q := x.Spec.MatchingPrecedence, y.Spec.MatchingPrecedence; p != q {
-			return int(p - q)
-		}
-		return cmp.Compare(x.Name, y.Name)
-	})
-	return c
+	return viewClassifier{view: nativeview.New("replay", schemas, levels, 0)}
 }
 
 // Classify implements Classifier.
-func (c *nativeClassifier) Classify(a *request.Attributes) Class {
-	if !native.Classified(a) {
+func (c viewClassifier) Classify(a *request.Attributes) Class {
+	ans := c.view.Classify(a)
+	if !ans.Classified {
 		return Class{}
 	}
-	for _, fs := range c.ordered {
-		if native.Matches(fs, a) {
-			return Class{FlowSchema: fs.Name, PriorityLevel: fs.Spec.PriorityLevelConfiguration.Name}
-		}
-	}
-	// Unreachable: the mandatory catch-all matches every request.
-	return Class{FlowSchema: "(none)", PriorityLevel: "(none)"}
+	return Class{FlowSchema: ans.FlowSchema.Name, PriorityLevel: ans.PriorityLevel.Name}
 }
