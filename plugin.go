@@ -36,7 +36,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
-		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
+		validate.NewCommand(streams),
 		legacyCommand("explain", "Show how a request would be classified", explain.Run),
 		newVersionCommand(streams),
 	)

@@ -12,7 +12,7 @@ import (
 // for commands such as explain that work on the same manifests. Any document that cannot be
 // read or decoded is an error naming its file and document, as validate reports it.
 func LoadObjects(paths []string, stdin io.Reader) ([]v1alpha1.RequestPriority, []v1alpha1.FlowSchema, error) {
-	docs, findings := collect(paths, stdin)
+	docs, findings := collect(paths, nil, stdin)
 	var rps []v1alpha1.RequestPriority
 	var fss []v1alpha1.FlowSchema
 	for _, d := range docs {
@@ -48,7 +48,7 @@ type Document struct {
 // decode other kinds. A path that cannot be read, or a document that is not YAML, is an error
 // naming the file.
 func ReadDocuments(paths []string, stdin io.Reader) ([]Document, error) {
-	docs, findings := collect(paths, stdin)
+	docs, findings := collect(paths, nil, stdin)
 	out := make([]Document, 0, len(docs))
 	for _, d := range docs {
 		out = append(out, Document{File: d.file, Index: d.index, Data: d.data})
