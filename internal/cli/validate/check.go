@@ -63,6 +63,17 @@ func rules(ctx context.Context, o object, set *validation.Set) (field.ErrorList,
 	return errs, warnings
 }
 
+// nameOfWrongType reports whether the object's metadata or metadata.name is written with a
+// type the object cannot hold.
+func nameOfWrongType(o object) bool {
+	meta, ok := o.raw["metadata"].(map[string]any)
+	if !ok {
+		return o.raw["metadata"] != nil
+	}
+	_, isString := meta["name"].(string)
+	return meta["name"] != nil && !isString
+}
+
 // newSet indexes the decoded objects for the cross-object rules, leaving out those with a value
 // of the wrong type (the API server would not hold them, and their typed form lacks the value:
 // a level left 0 would clash with the exempt level).
@@ -90,6 +101,9 @@ func names(objs []object) []finding {
 	for _, o := range objs {
 		kind, name := o.kindName()
 		var e *field.Error
+		if name == "" && nameOfWrongType(o) {
+			continue // the schema check reports the value
+		}
 		if name == "" {
 			e = field.Required(p, "name the object")
 		} else if msgs := apimachineryvalidation.NameIsDNSSubdomain(name, false); len(msgs) > 0 {

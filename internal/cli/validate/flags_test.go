@@ -193,3 +193,21 @@ func TestFindingsSorted(t *testing.T) {
 		t.Errorf("findings:\n%s", out)
 	}
 }
+
+// TestSchemaEdgeCases: a name of the wrong type is one finding on metadata.name (no "name the
+// object" besides); kube-openapi's format error, which has no field path, is dropped when
+// the field's type error already says it; a spec that is no object is one finding.
+func TestSchemaEdgeCases(t *testing.T) {
+	stream := "apiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: RequestPriority\nmetadata: {name: 5}\n" +
+		"spec: {priorityLevel: 3, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1}\n---\n" +
+		"apiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: FlowSchema\nmetadata: {name: x}\nspec: hello\n---\n" +
+		"apiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: FlowSchema\nmetadata: {name: z}\n" +
+		"spec: {matchingPriority: 1.5, requestPriority: {name: p}, match: [{and: []}]}\n" + "---\n" + rpDoc
+	code, out, _ := run(t, stream, "-f", "-")
+	want := "<stdin>:3:12: metadata.name: Invalid value: a number cannot be decoded as string\n" +
+		"<stdin>:9:1: spec: Invalid value: \"string\": spec in body must be of type object: \"string\"\n" +
+		"<stdin>:14:8: spec.matchingPriority: Invalid value: \"float64\": spec.matchingPriority in body must be of type int32: \"float64\"\n"
+	if code != ExitError || out != want {
+		t.Errorf("exit %d, findings:\n%s\nwant:\n%s", code, out, want)
+	}
+}

@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -232,4 +235,25 @@ func lineOf(t *testing.T, stream, text string) int {
 	}
 	t.Fatalf("no line %q in:\n%s", text, stream)
 	return 0
+}
+
+// TestYAMLOutput: -o yaml holds the same findings and counts as -o json.
+func TestYAMLOutput(t *testing.T) {
+	file := filepath.Join(corpus, "invalid", "rp-lending.yaml")
+	_, jsonOut, _ := run(t, "", "-o", "json", "-f", file)
+	code, yamlOut, _ := run(t, "", "-o", "yaml", "-f", file)
+	converted, err := yaml.YAMLToJSON([]byte(yamlOut))
+	if err != nil {
+		t.Fatalf("-o yaml is not YAML: %v\n%s", err, yamlOut)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal([]byte(jsonOut), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(converted, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if code != ExitError || !reflect.DeepEqual(fromJSON, fromYAML) || !strings.Contains(yamlOut, "column: ") {
+		t.Errorf("exit %d; -o yaml:\n%s\ndiffers from -o json:\n%s", code, yamlOut, jsonOut)
+	}
 }

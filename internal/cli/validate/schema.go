@@ -15,8 +15,8 @@ import (
 // schemaErrors validates the object against its CRD's OpenAPI schema and CEL rules, as the
 // API server does before the admission webhooks run, in a stable order (the schema validator
 // walks maps in random order). A value the typed object could not hold that the schema does
-// not report (metadata is not in the CRDs' schemas) is reported from the decoding error,
-// without Go's type names.
+// not report on its field (metadata.name is not in the CRDs' schemas) is reported from the
+// decoding error, without Go's type names.
 func schemaErrors(ctx context.Context, o object) (field.ErrorList, error) {
 	apiVersion, _ := o.raw["apiVersion"].(string)
 	kind, _ := o.raw["kind"].(string)
@@ -24,13 +24,46 @@ func schemaErrors(ctx context.Context, o object) (field.ErrorList, error) {
 	if err != nil {
 		return nil, err
 	}
+	errs = placeUnnamed(errs)
 	slices.SortStableFunc(errs, func(a, b *field.Error) int {
 		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Error(), b.Error()))
 	})
-	if o.decodeErr != nil && !slices.ContainsFunc(errs, isTypeError) {
-		errs = append(errs, decodeError(o.decodeErr))
+	if o.decodeErr != nil {
+		if e := decodeError(o.decodeErr); !slices.ContainsFunc(errs, func(s *field.Error) bool {
+			return s.Field == e.Field || e.Field == "<nil>" && isTypeError(s)
+		}) {
+			errs = append(errs, e)
+		}
 	}
 	return errs, nil
+}
+
+// unnamedPath finds the field a schema error without a path names in its message, as
+// kube-openapi's format check words it ("... must be of type integer with format int32 in
+// spec.matchingPriority").
+var unnamedPath = regexp.MustCompile(` in ([A-Za-z0-9_.\[\]-]+)$`)
+
+// placeUnnamed gives the schema errors that lack a field path (reported as "<nil>") the path
+// their message names, and drops them when another error already reports that field.
+func placeUnnamed(errs field.ErrorList) field.ErrorList {
+	named := map[string]bool{}
+	for _, e := range errs {
+		named[e.Field] = true
+	}
+	var out field.ErrorList
+	for _, e := range errs {
+		if e.Field == "<nil>" || e.Field == "" {
+			m := unnamedPath.FindStringSubmatch(e.Detail)
+			if m != nil && named[m[1]] {
+				continue
+			}
+			if m != nil {
+				e.Field = m[1]
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // isTypeError reports whether e is about a value of the wrong type.
