@@ -34,8 +34,6 @@ type finding struct {
 	// Field is the field path, empty when the finding is about the whole document.
 	Field   string `json:"field,omitempty"`
 	Message string `json:"message"`
-	// source says which check found it (for deduplication only): schema or rules.
-	source string
 }
 
 // String renders the finding as a text line: FILE:LINE:COLUMN: [warning: ]FIELD: MESSAGE.
@@ -87,7 +85,11 @@ func fieldFindings(obj object, errs field.ErrorList, warnings []string) []findin
 	kind, name := obj.kindName()
 	var out []finding
 	for _, e := range errs {
-		out = append(out, docFinding(obj.doc, kind, name, e.Field, e.ErrorBody()))
+		path := e.Field
+		if path == "<nil>" { // a field.Error about the whole object
+			path = ""
+		}
+		out = append(out, docFinding(obj.doc, kind, name, path, e.ErrorBody()))
 	}
 	for _, w := range warnings {
 		f := docFinding(obj.doc, kind, name, "", w)

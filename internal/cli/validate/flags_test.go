@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
@@ -209,5 +211,16 @@ func TestSchemaEdgeCases(t *testing.T) {
 		"<stdin>:14:8: spec.matchingPriority: Invalid value: \"float64\": spec.matchingPriority in body must be of type int32: \"float64\"\n"
 	if code != ExitError || out != want {
 		t.Errorf("exit %d, findings:\n%s\nwant:\n%s", code, out, want)
+	}
+}
+
+// TestFindingWithoutPath: a field.Error with no path (a rule about the whole object) is a
+// finding without a field, at the object's first key.
+func TestFindingWithoutPath(t *testing.T) {
+	objs, _ := decode(document{file: "f", index: 0, line: 3, data: []byte("# c\n" + rpDoc)})
+	got := fieldFindings(objs[0], field.ErrorList{field.Invalid(nil, nil, "whole object")}, nil)
+	if len(got) != 1 || got[0].Field != "" || got[0].Line != 4 || got[0].Column != 1 ||
+		got[0].String() != `f:4:1: Invalid value: null: whole object` {
+		t.Errorf("got %+v (%s)", got, got[0].String())
 	}
 }
