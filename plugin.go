@@ -37,7 +37,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
-		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
+		validate.NewCommand(streams),
 		explain.NewCommand(streams),
 		replay.NewCommand(streams),
 		newVersionCommand(streams),

@@ -29,7 +29,7 @@ manifests and on a cluster.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
 		newManagerCommand(streams),
-		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
+		validate.NewCommand(streams),
 		explain.NewCommand(streams),
 		legacyCommand("import", "Convert kube-apiserver's native flow control objects into manifests", importer.Run),
 		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",

@@ -59,14 +59,11 @@ var (
 		"fs-atomic-tests.yaml": {`0 FlowSchema "broken-tests": spec.match[0].and[0].inSet`, `0 FlowSchema "broken-tests": spec.match[0].and[1]`,
 			`0 FlowSchema "broken-tests": spec.match[0].and[3].equals.field`},
 	}
-	// liveOnly: fields the API server names and the offline validator does not: it stops at an
-	// out-of-range priorityLevel (the API server goes on to the fields a non-zero level needs),
-	// and names a field of the wrong type in its decoding message only.
-	liveOnly = map[string][]string{
-		"rp-ranges.yaml": {`0 RequestPriority "negative": spec.assuredConcurrencyShares`, `0 RequestPriority "negative": spec.queueLengthLimit`,
-			`0 RequestPriority "negative": spec.queuesPerWidth`},
-		"rp-wrong-type.yaml": {`0 RequestPriority "wrong-type": spec.priorityLevel`},
-	}
+	// liveOnly: fields the API server names and the offline validator does not. None since the
+	// offline validator runs the CRDs' own schema and CEL rules too (package
+	// internal/validation/crdschema): it reports the fields a non-zero level needs on an
+	// out-of-range priorityLevel, and a value of the wrong type on its field.
+	liveOnly = map[string][]string{}
 )
 
 // liveResult is what the API server says about one object: the fields its errors name, and

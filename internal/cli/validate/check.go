@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -11,9 +12,10 @@ import (
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// check decodes the documents and validates every APF object against the whole set, as if
-// each were created into a cluster holding the others. It returns the findings and the decoded
-// APF objects and how many documents held none (other kinds, skipped).
+// check decodes the documents and validates every APF object against its CRD's schema and
+// against the whole set, as if each were created into a cluster holding the others. It returns
+// the findings and the decoded APF objects and how many documents held none (other kinds,
+// skipped).
 func check(ctx context.Context, docs []document) ([]finding, []object, int) {
 	var objs []object
 	var findings []finding
@@ -26,32 +28,62 @@ func check(ctx context.Context, docs []document) ([]finding, []object, int) {
 		objs, findings = append(objs, o...), append(findings, f...)
 	}
 	findings = append(findings, names(objs)...)
-	set := newSet(objs)
-	for _, o := range objs {
-		var errs field.ErrorList
-		var warnings []string
-		var err error
-		switch {
-		case o.erl != nil:
-			errs = validation.EventRateLimitSpec(&o.erl.Spec, field.NewPath("spec"))
-		case o.rp != nil:
-			errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
-		default:
-			errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
+	schemaErrs := make([]field.ErrorList, len(objs))
+	for i, o := range objs {
+		errs, err := schemaErrors(ctx, o)
+		if err != nil {
+			errs = field.ErrorList{field.InternalError(nil, err)}
 		}
-		if err != nil { // an in-memory Set never fails; keep the finding honest if it does
-			errs = append(errs, field.InternalError(nil, err))
-		}
-		findings = append(findings, fieldFindings(o, errs, warnings)...)
+		schemaErrs[i] = errs
+	}
+	set := newSet(objs, schemaErrs)
+	for i, o := range objs {
+		errs, warnings := rules(ctx, o, set)
+		findings = append(findings, fieldFindings(o, merge(schemaErrs[i], errs), warnings)...)
 	}
 	return findings, objs, skipped
 }
 
-// newSet indexes the decoded objects for the cross-object rules.
-func newSet(objs []object) *validation.Set {
+// rules runs the admission webhook's rules on one object.
+func rules(ctx context.Context, o object, set *validation.Set) (field.ErrorList, []string) {
+	var errs field.ErrorList
+	var warnings []string
+	var err error
+	switch {
+	case o.erl != nil:
+		errs = validation.EventRateLimitSpec(&o.erl.Spec, field.NewPath("spec"))
+	case o.rp != nil:
+		errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
+	default:
+		errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
+	}
+	if err != nil { // an in-memory Set never fails; keep the finding honest if it does
+		errs = append(errs, field.InternalError(nil, err))
+	}
+	return errs, warnings
+}
+
+// nameOfWrongType reports whether the object's metadata or metadata.name is written with a
+// type the object cannot hold.
+func nameOfWrongType(o object) bool {
+	meta, ok := o.raw["metadata"].(map[string]any)
+	if !ok {
+		return o.raw["metadata"] != nil
+	}
+	_, isString := meta["name"].(string)
+	return meta["name"] != nil && !isString
+}
+
+// newSet indexes the decoded objects for the cross-object rules, leaving out those with a value
+// of the wrong type (the API server would not hold them, and their typed form lacks the value:
+// a level left 0 would clash with the exempt level).
+func newSet(objs []object, schemaErrs []field.ErrorList) *validation.Set {
 	var rps []*v1alpha1.RequestPriority
 	var fss []*v1alpha1.FlowSchema
-	for _, o := range objs {
+	for i, o := range objs {
+		if slices.ContainsFunc(schemaErrs[i], isTypeError) {
+			continue
+		}
 		if o.rp != nil {
 			rps = append(rps, o.rp)
 		} else if o.apf() {
@@ -69,13 +101,17 @@ func names(objs []object) []finding {
 	for _, o := range objs {
 		kind, name := o.kindName()
 		var e *field.Error
+		if name == "" && nameOfWrongType(o) {
+			continue // the schema check reports the value
+		}
 		if name == "" {
 			e = field.Required(p, "name the object")
 		} else if msgs := apimachineryvalidation.NameIsDNSSubdomain(name, false); len(msgs) > 0 {
 			e = field.Invalid(p, name, msgs[0])
 		} else if prev, dup := first[kind+"/"+name]; dup {
 			e = field.Duplicate(p, name)
-			e.Detail = fmt.Sprintf("%s %q is also defined at %s:%d; define each object once", kind, name, prev.doc.file, prev.doc.index)
+			at := prev.doc.fieldPosition("metadata.name")
+			e.Detail = fmt.Sprintf("%s %q is also defined at %s:%d:%d; define each object once", kind, name, prev.doc.file, at.Line, at.Column)
 		} else {
 			first[kind+"/"+name] = o
 		}

@@ -32,12 +32,13 @@ type document struct {
 // manifestExtensions are the file names searched in directories.
 var manifestExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
-// collect reads every path into documents; unreadable paths become error findings.
-func collect(paths []string, stdin io.Reader) ([]document, []finding) {
+// collect reads every path into documents, leaving out the files that match an exclude glob
+// (see excluded); unreadable paths become error findings.
+func collect(paths, excludes []string, stdin io.Reader) ([]document, []finding) {
 	var docs []document
 	var findings []finding
 	for _, p := range paths {
-		files, err := expand(p)
+		files, err := expand(p, excludes)
 		if err != nil {
 			findings = append(findings, fileFinding(p, err))
 			continue
@@ -54,8 +55,8 @@ func collect(paths []string, stdin io.Reader) ([]document, []finding) {
 }
 
 // expand turns a path into the files it names: itself, or the manifests under a directory in
-// lexical order.
-func expand(p string) ([]string, error) {
+// lexical order; either without those an exclude glob matches.
+func expand(p string, excludes []string) ([]string, error) {
 	if p == "-" {
 		return []string{p}, nil
 	}
@@ -64,6 +65,9 @@ func expand(p string) ([]string, error) {
 		return nil, err
 	}
 	if !info.IsDir() {
+		if excluded(filepath.ToSlash(filepath.Clean(p)), excludes) {
+			return nil, nil
+		}
 		return []string{p}, nil
 	}
 	var files []string
@@ -71,7 +75,16 @@ func expand(p string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && manifestExtensions[strings.ToLower(filepath.Ext(path))] {
+		rel, relErr := filepath.Rel(p, path)
+		if relErr != nil || rel == "." {
+			return relErr
+		}
+		switch {
+		case excluded(filepath.ToSlash(rel), excludes):
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		case !d.IsDir() && manifestExtensions[strings.ToLower(filepath.Ext(path))]:
 			files = append(files, path)
 		}
 		return nil

@@ -11,8 +11,12 @@ import (
 const (
 	outputText   = "text"
 	outputJSON   = "json"
+	outputYAML   = "yaml"
 	outputGitHub = "github"
 )
+
+// validOutputs are the values -o takes.
+var validOutputs = map[string]bool{outputText: true, outputJSON: true, outputYAML: true, outputGitHub: true}
 
 // reportGitHub writes one GitHub Actions workflow command per finding
 // (`::error file=F,line=L,title=T::MESSAGE`, `::warning ...` for warnings), which the runner
@@ -34,10 +38,10 @@ func githubCommand(f finding) string {
 	if f.File != stdinName {
 		props = append(props, "file="+escapeProperty(f.File))
 		if f.Line > 0 {
-			props = append(props, "line="+strconv.Itoa(f.Line))
+			props = append(props, "line="+strconv.Itoa(f.Line), "col="+strconv.Itoa(f.Column))
 		}
 	} else if f.Line > 0 {
-		title = fmt.Sprintf("%s (%s line %d)", title, stdinName, f.Line)
+		title = fmt.Sprintf("%s (%s line %d column %d)", title, stdinName, f.Line, f.Column)
 	}
 	props = append(props, "title="+escapeProperty(title))
 	return "::" + f.Severity + " " + strings.Join(props, ",") + "::" + escapeData(f.Message)

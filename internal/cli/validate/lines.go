@@ -1,38 +1,89 @@
 package validate
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
-// fieldLine returns the line of the file on which the field at path (a field.Path string such
-// as `spec.match[0].and[1].superSet.field`, relative to the document's object) is written: the
-// line of the deepest part of the path present in the document, or the document's first line
-// when the document cannot be parsed or path is empty.
-func (d document) fieldLine(path string) int {
-	path = d.root + path
-	if d.line == 0 || path == "" {
-		return d.line
+// position is where a finding points in its file: 1-based line and column, or zero when
+// unknown (a file that could not be read).
+type position struct {
+	Line, Column int
+}
+
+// shiftPosition, when set, changes every position computed from a document: the corpus
+// test's mutation check uses it to prove that a wrong line fails the corpus test.
+var shiftPosition func(position) position
+
+// fieldPosition returns where the field at path (a field.Path string such as
+// `spec.match[0].and[1].superSet.field`, relative to the document's object) is written: the
+// key of the deepest part of the path present in the document (a missing required field
+// points at its parent), or the object's first key when path is empty or names nothing in the
+// document, or the document's first line when it cannot be parsed.
+func (d document) fieldPosition(path string) position {
+	return d.shift(d.locate(d.root + path))
+}
+
+// locate finds path in the document's YAML node tree.
+func (d document) locate(path string) position {
+	start := position{Line: d.line, Column: 1}
+	if d.line == 0 {
+		return position{}
 	}
 	var root yamlv3.Node
 	if err := yamlv3.Unmarshal(d.data, &root); err != nil || len(root.Content) == 0 {
-		return d.line
+		return start
 	}
-	line := 0
 	node := root.Content[0]
+	pos := d.inFile(node)
+	if node.Kind == yamlv3.MappingNode && len(node.Content) > 0 {
+		pos = d.inFile(node.Content[0]) // the object's first key, past leading comments
+	}
 	for _, step := range pathSteps(path) {
 		key, child := lookup(node, step)
 		if child == nil {
 			break
 		}
-		line, node = key.Line, child
+		pos, node = d.inFile(key), child
 	}
-	if line == 0 {
-		return d.line
+	return pos
+}
+
+// inFile turns a node's position within the document into the file's.
+func (d document) inFile(n *yamlv3.Node) position {
+	return position{Line: d.line + n.Line - 1, Column: n.Column}
+}
+
+// yamlErrorLine matches the document-relative line that YAML parsers put in their errors.
+var yamlErrorLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?line (\d+): `)
+
+// syntaxPosition returns where a YAML error of the document is, in the file, and the error
+// without the document-relative line: the line the parser names (the first one when it names
+// several) at its first non-blank column, or the document's start when it names none.
+func (d document) syntaxPosition(msg string) (position, string) {
+	pos := position{Line: d.line, Column: 1}
+	m := yamlErrorLine.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return d.shift(pos), msg
 	}
-	return d.line + line - 1
+	n, _ := strconv.Atoi(msg[m[2]:m[3]])
+	pos.Line = d.line + n - 1
+	lines := strings.Split(string(d.data), "\n")
+	if n >= 1 && n <= len(lines) {
+		pos.Column = len(lines[n-1]) - len(strings.TrimLeft(lines[n-1], " \t")) + 1
+	}
+	return d.shift(pos), msg[m[1]:]
+}
+
+// shift applies shiftPosition, if set.
+func (d document) shift(p position) position {
+	if shiftPosition != nil {
+		return shiftPosition(p)
+	}
+	return p
 }
 
 // lookup finds step in node: a key of a mapping (returning the key node, whose line is where

@@ -12,7 +12,11 @@ func TestLoadObjects(t *testing.T) {
 		t.Fatalf("LoadObjects(valid) = %d, %d, %v; want the proposal's 5 and 5", len(rps), len(fss), err)
 	}
 	file := filepath.Join(corpus, "invalid", "rp-unknown-field.yaml")
-	if _, _, err := LoadObjects([]string{file}, nil); err == nil || !strings.Contains(err.Error(), file+":0: spec.handsize: unknown field") {
-		t.Fatalf("LoadObjects(unknown field) error = %v; want the finding with file and document", err)
+	if _, _, err := LoadObjects([]string{file}, nil); err == nil || !strings.Contains(err.Error(), file+":11:3: spec.handsize: unknown field") {
+		t.Fatalf("LoadObjects(unknown field) error = %v; want the finding with file, line and column", err)
+	}
+	file = filepath.Join(corpus, "invalid", "rp-wrong-type.yaml")
+	if _, _, err := LoadObjects([]string{file}, nil); err == nil || !strings.Contains(err.Error(), file+`:6:3: spec.priorityLevel: Invalid value: "string": spec.priorityLevel in body must be of type integer`) {
+		t.Fatalf("LoadObjects(wrong type) error = %v; want the schema's finding", err)
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -138,14 +141,14 @@ func TestLines(t *testing.T) {
 // TestGitHubCommand checks the workflow-command syntax and GitHub's escaping: %, CR and LF in
 // the message; also ':' and ',' in properties; no file= for standard input.
 func TestGitHubCommand(t *testing.T) {
-	f := finding{File: "dir,1/a:b%.yaml", Line: 7, Kind: "FlowSchema", Name: "x", Severity: severityError,
+	f := finding{File: "dir,1/a:b%.yaml", Line: 7, Column: 5, Kind: "FlowSchema", Name: "x", Severity: severityError,
 		Field: "spec.match[0]", Message: "50% of a: b,\r\nc"}
-	want := "::error file=dir%2C1/a%3Ab%25.yaml,line=7,title=FlowSchema/x spec.match[0]::50%25 of a: b,%0D%0Ac"
+	want := "::error file=dir%2C1/a%3Ab%25.yaml,line=7,col=5,title=FlowSchema/x spec.match[0]::50%25 of a: b,%0D%0Ac"
 	if got := githubCommand(f); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	f = finding{File: stdinName, Line: 3, Kind: "RequestPriority", Name: "y", Severity: severityWarning, Message: "m"}
-	want = "::warning title=RequestPriority/y (<stdin> line 3)::m"
+	f = finding{File: stdinName, Line: 3, Column: 2, Kind: "RequestPriority", Name: "y", Severity: severityWarning, Message: "m"}
+	want = "::warning title=RequestPriority/y (<stdin> line 3 column 2)::m"
 	if got := githubCommand(f); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -181,9 +184,9 @@ func TestKustomizeBuildOnStdin(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	want := []finding{
-		{File: stdinName, Document: 1, Line: lineOf(t, stream, "    name: tenants-prod"), Kind: "FlowSchema", Name: "tenants",
+		{File: stdinName, Document: 1, Line: lineOf(t, stream, "    name: tenants-prod"), Column: 5, Kind: "FlowSchema", Name: "tenants",
 			Severity: severityWarning, Field: "spec.requestPriority.name"},
-		{File: stdinName, Document: 2, Line: lineOf(t, stream, "  handSize: 12"), Kind: "RequestPriority", Name: "tenants",
+		{File: stdinName, Document: 2, Line: lineOf(t, stream, "  handSize: 12"), Column: 3, Kind: "RequestPriority", Name: "tenants",
 			Severity: severityError, Field: "spec.handSize"},
 	}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 1 || len(got.Findings) != len(want) {
@@ -232,4 +235,25 @@ func lineOf(t *testing.T, stream, text string) int {
 	}
 	t.Fatalf("no line %q in:\n%s", text, stream)
 	return 0
+}
+
+// TestYAMLOutput: -o yaml holds the same findings and counts as -o json.
+func TestYAMLOutput(t *testing.T) {
+	file := filepath.Join(corpus, "invalid", "rp-lending.yaml")
+	_, jsonOut, _ := run(t, "", "-o", "json", "-f", file)
+	code, yamlOut, _ := run(t, "", "-o", "yaml", "-f", file)
+	converted, err := yaml.YAMLToJSON([]byte(yamlOut))
+	if err != nil {
+		t.Fatalf("-o yaml is not YAML: %v\n%s", err, yamlOut)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal([]byte(jsonOut), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(converted, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if code != ExitError || !reflect.DeepEqual(fromJSON, fromYAML) || !strings.Contains(yamlOut, "column: ") {
+		t.Errorf("exit %d; -o yaml:\n%s\ndiffers from -o json:\n%s", code, yamlOut, jsonOut)
+	}
 }

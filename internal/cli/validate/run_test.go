@@ -73,7 +73,8 @@ func TestPassesOnDefaults(t *testing.T) {
 }
 
 // TestCorpus runs the command on every invalid manifest and checks that it produces exactly the
-// findings the file's `# expect:` lines list.
+// findings the file's `# expect:` lines list, each at the line its `# want:` marker names
+// (checkPositions).
 func TestCorpus(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(corpus, "invalid", "*.yaml"))
 	if err != nil || len(files) < 15 {
@@ -81,22 +82,79 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
-			expects := expectations(t, file)
-			code, out, errOut := run(t, "", "-f", file)
-			if code != ExitError {
-				t.Errorf("exit code %d, want %d (%s)", code, ExitError, errOut)
-			}
-			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) != len(expects) {
-				t.Errorf("%d findings, want %d:\n%s", len(lines), len(expects), out)
-			}
-			for _, want := range expects {
-				if !anyHasPrefix(lines, file+":"+want) {
-					t.Errorf("no finding %q in:\n%s", file+":"+want, out)
-				}
-			}
+			checkCorpusFile(t, file)
 		})
 	}
+}
+
+// checkCorpusFile runs validate on file with extra arguments and checks its findings against
+// the file's `# expect:` lines and `# want:` markers.
+func checkCorpusFile(t *testing.T, file string, args ...string) {
+	t.Helper()
+	expects := expectations(t, file)
+	code, findings, errOut := runJSON(t, append(args, "-f", file)...)
+	if code != ExitError {
+		t.Errorf("exit code %d, want %d (%s)", code, ExitError, errOut)
+	}
+	got := make([]string, len(findings))
+	for i, f := range findings {
+		got[i] = expectation(f)
+	}
+	if !matchPrefixes(got, expects) {
+		t.Errorf("findings differ from the `# expect:` lines (each a prefix of one finding):\n got:\n%s\nwant:\n%s",
+			strings.Join(got, "\n"), strings.Join(expects, "\n"))
+	}
+	for _, problem := range checkPositions(t, file, findings) {
+		t.Error(problem)
+	}
+}
+
+// matchPrefixes reports whether got and prefixes pair up, each prefix starting its own line of
+// got.
+func matchPrefixes(got, prefixes []string) bool {
+	if len(got) != len(prefixes) {
+		return false
+	}
+	used := make([]bool, len(got))
+	for _, p := range prefixes {
+		i := slices.IndexFunc(got, func(g string) bool { return strings.HasPrefix(g, p) })
+		for i >= 0 && used[i] {
+			next := slices.IndexFunc(got[i+1:], func(g string) bool { return strings.HasPrefix(g, p) })
+			if next < 0 {
+				return false
+			}
+			i += 1 + next
+		}
+		if i < 0 {
+			return false
+		}
+		used[i] = true
+	}
+	return true
+}
+
+// expectation renders a finding as a corpus file's `# expect:` line does:
+// DOC: [warning: ][FIELD: ]MESSAGE.
+func expectation(f finding) string {
+	s := fmt.Sprintf("%d: ", f.Document)
+	if f.Severity == severityWarning {
+		s += "warning: "
+	}
+	if f.Field != "" {
+		s += f.Field + ": "
+	}
+	return s + f.Message
+}
+
+// runJSON runs validate -o json and returns the exit code, the findings and standard error.
+func runJSON(t *testing.T, args ...string) (int, []finding, string) {
+	t.Helper()
+	code, out, errOut := run(t, "", append([]string{"-o", "json"}, args...)...)
+	var got struct{ Findings []finding }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("exit %d, output is not JSON: %v\n%s%s", code, err, out, errOut)
+	}
+	return code, got.Findings, errOut
 }
 
 func TestJSONOutput(t *testing.T) {
@@ -110,7 +168,7 @@ func TestJSONOutput(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	want := finding{File: file, Document: 0, Line: 10, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
+	want := finding{File: file, Document: 0, Line: 10, Column: 3, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
 		Field: "spec.handSize"}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 0 || len(got.Findings) != 1 {
 		t.Fatalf("exit %d, %+v", code, got)
@@ -136,9 +194,9 @@ func TestCrossSetRules(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "nested", "notes.txt"), "not a manifest")
 	code, out, _ := run(t, fs, "-f", dir, "-")
 	want := []string{
-		filepath.Join(dir, "a.yaml") + `:0: spec.priorityLevel: Duplicate value: 50: already used by RequestPriority "b"`,
-		filepath.Join(dir, "nested", "b.yml") + `:0: spec.priorityLevel: Duplicate value: 50: already used by RequestPriority "a"`,
-		`<stdin>:0: warning: spec.requestPriority.name: RequestPriority "elsewhere" not found`,
+		filepath.Join(dir, "a.yaml") + `:4:8: spec.priorityLevel: Duplicate value: 50: already used by RequestPriority "b"`,
+		filepath.Join(dir, "nested", "b.yml") + `:4:8: spec.priorityLevel: Duplicate value: 50: already used by RequestPriority "a"`,
+		`<stdin>:4:47: warning: spec.requestPriority.name: RequestPriority "elsewhere" not found`,
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != ExitError || len(lines) != len(want) {
@@ -165,7 +223,7 @@ func TestWarningsAloneDoNotFail(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{}, {"-o", "yaml", "-f", "x"}, {"--bogus"}} {
+	for _, args := range [][]string{{}, {"-o", "xml", "-f", "x"}, {"--bogus"}, {"--exclude", "[", "-f", "x"}} {
 		if code, _, _ := run(t, "", args...); code != ExitUsage {
 			t.Errorf("Run(%q) = %d, want %d", args, code, ExitUsage)
 		}
@@ -176,7 +234,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// expectations returns the `# expect: ` lines of a corpus file.
+// expectations returns the `# expect: ` lines of a corpus file: DOC: [warning: ][FIELD: ]MESSAGE.
 func expectations(t *testing.T, file string) []string {
 	t.Helper()
 	f, err := os.Open(file)
@@ -195,15 +253,6 @@ func expectations(t *testing.T, file string) []string {
 		t.Fatalf("%s has no `# expect:` line", file)
 	}
 	return expects
-}
-
-func anyHasPrefix(lines []string, prefix string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, prefix) {
-			return true
-		}
-	}
-	return false
 }
 
 func typeMeta(kind string) metav1.TypeMeta {
@@ -239,9 +288,9 @@ func TestNativeTargetOnProposal(t *testing.T) {
 	file := filepath.Join(corpus, "valid", "proposal.yaml")
 	code, out, errOut := run(t, "", "--target", "native", "--native-max-seat-loss-percent", "90", "-f", file)
 	want := []string{
-		file + `:6: spec.match[0].and: Invalid value: "resource": not expressible natively: resource is constrained but subresource is not`,
-		file + `:6: spec.match[2].and[0].patternMatch: Invalid value: "system:controller:.*": not expressible natively`,
-		file + `:8: spec.match[0].and[0].notPatternMatch: Invalid value: "system:serviceaccount:.*": not expressible natively`,
+		file + `:49:5: spec.match[0].and: Invalid value: "resource": not expressible natively: resource is constrained but subresource is not`,
+		file + `:56:7: spec.match[2].and[0].patternMatch: Invalid value: "system:controller:.*": not expressible natively`,
+		file + `:79:7: spec.match[0].and[0].notPatternMatch: Invalid value: "system:serviceaccount:.*": not expressible natively`,
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != ExitError || len(lines) != len(want) || !strings.HasPrefix(errOut, "10 object(s) checked: 3 error(s)") {
@@ -331,20 +380,7 @@ func TestNativeCorpus(t *testing.T) {
 			if code, out, errOut := run(t, "", "-f", file); code != ExitOK || out != "" {
 				t.Errorf("--target filter: exit %d, want %d without findings:\n%s%s", code, ExitOK, out, errOut)
 			}
-			expects := expectations(t, file)
-			code, out, errOut := run(t, "", "--target", "native", "-f", file)
-			if code != ExitError {
-				t.Errorf("--target native: exit code %d, want %d (%s)", code, ExitError, errOut)
-			}
-			lines := strings.Split(strings.TrimSpace(out), "\n")
-			if len(lines) != len(expects) {
-				t.Errorf("%d findings, want %d:\n%s", len(lines), len(expects), out)
-			}
-			for _, want := range expects {
-				if !anyHasPrefix(lines, file+":"+want) {
-					t.Errorf("no finding %q in:\n%s", file+":"+want, out)
-				}
-			}
+			checkCorpusFile(t, file, "--target", "native")
 		})
 	}
 }
@@ -363,8 +399,10 @@ func TestNativeTargetPrecedenceExhausted(t *testing.T) {
 			"match: [{and: [{equals: {field: user, value: u%d}}]}]}\n", i, i, i)
 	}
 	code, out, _ := run(t, in.String(), "--target", "native", "-f", "-")
-	want := fmt.Sprintf("<stdin>:%d: not projected: only %d distinct matching priorities fit between matching precedences %d and %d",
-		n, n-1, native.MinPrecedence, native.MaxPrecedence-1)
+	// The RequestPriority takes lines 1-4, each FlowSchema 5 (a separator and 4): the last one's
+	// first key is on line 4 + 5(n-1) + 2.
+	want := fmt.Sprintf("<stdin>:%d:1: not projected: only %d distinct matching priorities fit between matching precedences %d and %d",
+		4+5*(n-1)+2, n-1, native.MinPrecedence, native.MaxPrecedence-1)
 	if code != ExitError || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d, findings:\n%s\nwant one: %s", code, out, want)
 	}
@@ -380,8 +418,8 @@ func TestTargetFlag(t *testing.T) {
 		t.Errorf("--native-unmatched nobody: exit %d, %q", code, errOut)
 	}
 	code, out, errOut := run(t, "", "--help")
-	if code != ExitOK || out != "" || !strings.Contains(errOut, "--target filter|native") ||
-		!strings.Contains(errOut, "With --target native") {
+	if code != ExitOK || errOut != "" || !strings.Contains(out, "--target string") ||
+		!strings.Contains(out, "With --target native") {
 		t.Errorf("--help: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
 	}
 }

@@ -1,0 +1,197 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
+	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
+)
+
+// Exit codes of Run (cmdutil's, kept here for the callers of Run).
+const (
+	// ExitOK: no error (warnings allowed unless --strict).
+	ExitOK = cmdutil.ExitOK
+	// ExitError: at least one error (a warning with --strict, nothing checked without
+	// --allow-empty, an unreadable input path).
+	ExitError = cmdutil.ExitFailure
+	// ExitUsage: a usage error, or the findings could not be written.
+	ExitUsage = cmdutil.ExitUsage
+)
+
+// Targets of --target: what the manifests must be fit for.
+const (
+	// TargetFilter checks the rules the admission webhooks enforce: what the in-process filter
+	// runs (the default).
+	TargetFilter = "filter"
+	// TargetNative also requires every object to project exactly onto kube-apiserver's native
+	// flowcontrol.apiserver.k8s.io/v1 objects.
+	TargetNative = "native"
+)
+
+// emptyMessage is the error when no object of this operator's API was found.
+const emptyMessage = "no RequestPriority or FlowSchema objects were checked"
+
+// options are the parsed command line.
+type options struct {
+	paths    []string
+	excludes []string
+	output   string
+	target   string
+	// maxSeatLoss is --native-max-seat-loss-percent.
+	maxSeatLoss int
+	// unmatched is --native-unmatched: the projection's choice for unmatched requests.
+	unmatched  string
+	strict     bool
+	allowEmpty bool
+}
+
+// PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain and
+// import take their manifests the same way.
+type PathList []string
+
+// String joins the paths with commas.
+func (p *PathList) String() string { return strings.Join(*p, ",") }
+
+// Set adds the comma-separated paths of one -f value.
+func (p *PathList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s != "" {
+			*p = append(*p, s)
+		}
+	}
+	return nil
+}
+
+// Run executes `apf-operator validate` with args (the arguments after the subcommand) and
+// returns the exit code; errors are printed to stderr. Tests and other packages call it.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if stdin == nil {
+		stdin = &bytes.Buffer{}
+	}
+	streams := genericiooptions.IOStreams{In: stdin, Out: stdout, ErrOut: stderr}
+	return cmdutil.Execute(NewCommand(streams), args, streams)
+}
+
+// NewCommand is `apf-operator validate` (and `kubectl apf validate`).
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "validate -f PATH [-f PATH]... [PATH...]",
+		Short: "Validate RequestPriority and FlowSchema manifests offline",
+		Long:  longHelp,
+		Example: `  apf-operator validate -f clusters/prod/apf/
+  kustomize build overlays/prod | apf-operator validate -f -
+  apf-operator validate -o github --strict -f clusters/
+  apf-operator validate -f charts/ --exclude 'templates/*' --allow-empty`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.paths = append(o.paths, args...)
+			if err := o.complete(); err != nil {
+				return err
+			}
+			return o.run(streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.paths, "filename", "f", nil, "a manifest file, a directory (searched recursively for .yaml, .yml "+
+		"and .json files) or - for standard input; repeatable")
+	f.StringArrayVar(&o.excludes, "exclude", nil, "skip the files and directories whose path relative to a given directory, "+
+		"any trailing part of that path, or base name matches this glob (for example 'templates/*' or '*.tpl.yaml'); repeatable")
+	f.StringVarP(&o.output, "output", "o", outputText, "output format: text (FILE:LINE:COLUMN: FIELD: MESSAGE), json, yaml, "+
+		"or github (GitHub Actions annotations)")
+	f.StringVar(&o.target, "target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
+		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
+		"flowcontrol.apiserver.k8s.io/v1 objects)")
+	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
+	f.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the paths hold no RequestPriority, FlowSchema or "+
+		"EventRateLimit object (by default that is an error: a wrong path or an empty kustomize build would pass unnoticed)")
+	f.IntVar(&o.maxSeatLoss, "native-max-seat-loss-percent", budget.DefaultMaxLossPercent, "with --target native, the "+
+		"operator's setting of that name: the RequestPriorities' shares must fit the budget that keeps kube-apiserver's "+
+		"mandatory and suggested levels within this loss (0 to 90)")
+	f.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer), "with --target native, the "+
+		"operator's --native-unmatched: kube-apiserver (requests no projected FlowSchema matches are left to its own "+
+		"schemas) or operator (the backstop is projected too, so its level is checked as well)")
+	return cmd
+}
+
+// longHelp is validate's --help text.
+const longHelp = `Checks RequestPriority, FlowSchema and EventRateLimit manifests offline: against the CRDs'
+own OpenAPI schemas and CEL rules (what the API server enforces) and the admission webhooks'
+rules, across the whole set (unique levels and names, references).
+
+Each finding is a line FILE:LINE:COLUMN: FIELD: MESSAGE pointing at the offending field
+(warnings read FILE:LINE:COLUMN: warning: ...), sorted by file, line and column; -o json and
+-o yaml give the same findings as one document, -o github as GitHub Actions annotations. The
+last line on standard error counts the objects, errors and warnings. Native
+flowcontrol.apiserver.k8s.io objects are not checked: a warning names each, to be converted
+with 'apf-operator import'.
+
+Exit code 0: no error (and no warning with --strict); 1: at least one error (or warning with
+--strict), or no object checked without --allow-empty; 2: usage error, or the findings could
+not be written.
+
+With --target native, every object must also be projected exactly onto kube-apiserver's
+native PriorityLevelConfiguration and FlowSchema objects, as the operator projects them
+into a cluster; the RequestPriorities' assuredConcurrencyShares together must fit the share
+budget of --native-max-seat-loss-percent (docs/enforcement.md, "Share budget").`
+
+// complete checks the flags.
+func (o *options) complete() error {
+	if len(o.paths) == 0 {
+		return cmdutil.UsageErrorf("no manifests given: pass -f PATH (a file, a directory or -)")
+	}
+	if !validOutputs[o.output] {
+		return cmdutil.UsageErrorf("unsupported output %q: use %s, %s, %s or %s", o.output, outputText, outputJSON, outputYAML, outputGitHub)
+	}
+	if o.target != TargetFilter && o.target != TargetNative {
+		return cmdutil.UsageErrorf("unsupported --target %q: use %s or %s", o.target, TargetFilter, TargetNative)
+	}
+	if o.maxSeatLoss < 0 || o.maxSeatLoss > budget.MaxMaxLossPercent {
+		return cmdutil.UsageErrorf("--native-max-seat-loss-percent=%d: use 0 to %d", o.maxSeatLoss, budget.MaxMaxLossPercent)
+	}
+	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
+		return cmdutil.UsageErrorf("--native-unmatched: %v", err)
+	}
+	for _, g := range o.excludes {
+		if err := checkGlob(g); err != nil {
+			return cmdutil.UsageErrorf("--exclude %q: %v", g, err)
+		}
+	}
+	return nil
+}
+
+// run reads, checks and reports; the summary goes to standard error.
+func (o *options) run(streams genericiooptions.IOStreams) error {
+	docs, readFindings := collect(o.paths, o.excludes, streams.In)
+	checked, objs, skipped := check(context.Background(), docs)
+	findings := append(readFindings, checked...)
+	if o.target == TargetNative {
+		unmatched, _ := native.ParseUnmatched(o.unmatched)
+		findings = append(findings, nativeFindings(objs, int32(o.maxSeatLoss), unmatched)...)
+	}
+	sortFindings(findings)
+	if err := report(findings, o.output, streams.Out); err != nil {
+		return &cmdutil.ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the findings: %w", err)}
+	}
+	errs, warnings := count(findings)
+	fmt.Fprintf(streams.ErrOut, "%d object(s) checked: %d error(s), %d warning(s)", len(objs), errs, warnings)
+	if skipped > 0 {
+		fmt.Fprintf(streams.ErrOut, "; %d document(s) of other kinds skipped", skipped)
+	}
+	fmt.Fprintln(streams.ErrOut)
+	switch {
+	case errs > 0, o.strict && warnings > 0:
+		return &cmdutil.ExitError{Code: ExitError}
+	case len(objs) == 0 && !o.allowEmpty:
+		return &cmdutil.ExitError{Code: ExitError, Err: fmt.Errorf("%s (%d document(s) read): check the paths "+
+			"and --exclude, or pass --allow-empty if that is expected", emptyMessage, len(docs))}
+	}
+	return nil
+}
