@@ -38,6 +38,7 @@ func check(ctx context.Context, docs []document) ([]finding, []object, int) {
 			errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
 		default:
 			errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
+			warnings = append(warnings, overlapWarnings(ctx, o.fs, set, errs)...)
 		}
 		if err != nil { // an in-memory Set never fails; keep the finding honest if it does
 			errs = append(errs, field.InternalError(nil, err))
