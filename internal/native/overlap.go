@@ -1,13 +1,16 @@
 package native
 
 import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
-// overlapWitness is a user or object name that no test mentions: a field whose tests are all
-// negations is satisfiable when it passes them.
+// overlapWitness is a value that no test mentions: a user or object name whose tests are all
+// negations is satisfiable when it passes them, and a resource that narrowings may choose.
 const overlapWitness = "apf-operator.overlap-witness"
 
 // Intersect reports whether one request can match both a's and b's match, by the analysis the
@@ -21,8 +24,7 @@ const overlapWitness = "apf-operator.overlap-witness"
 //     mentions (a positive name test also requires a resource request).
 //
 // The other tests are compiled into one native rule, which is nil exactly when they accept no
-// request; when the resource is tested without the subresource (which a native rule cannot
-// express), again with subresource "", a narrowing: a request it accepts is a witness. It returns false when no overlap is proven: a pair the analysis cannot
+// request; when native rules cannot express them, narrower forms are tried (narrowings). It returns false when no overlap is proven: a pair the analysis cannot
 // decide (a pattern on a path or user that it cannot list) or one past its budgets is not
 // reported. The webhook and the offline validator pass it to validation.Overlaps.
 func Intersect(a, b *flowv1.FlowSchemaSpec) bool {
@@ -69,15 +71,96 @@ func conjunctionsIntersect(a, b *flowv1.Conjunction) bool {
 		case !decided:
 			rest.And = append(rest.And, tests...)
 		case f == flowv1.FieldName && hasPositiveTest(tests):
-			rest.And = append(rest.And, flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: flowv1.FieldResource, Pattern: ".*"}})
+			rest.And = append(rest.And, anyResource)
 		}
 	}
-	rule, err := compileConjunction(&rest, field.NewPath("spec", "match").Index(0), newBounds())
-	if err != nil && tests(&rest, flowv1.FieldResource) && !tests(&rest, flowv1.FieldSubresource) {
-		rest.And = append(rest.And, flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: flowv1.FieldSubresource}})
-		rule, err = compileConjunction(&rest, field.NewPath("spec", "match").Index(0), newBounds())
+	rest.And = dedupeTests(rest.And) // the same test on both sides is one test (two path patterns are not expressible)
+	for i, narrowed := range narrowings(&rest) {
+		rule, err := compileConjunction(narrowed, field.NewPath("spec", "match").Index(0), newBounds())
+		switch {
+		case err == nil && rule != nil:
+			return true
+		case err == nil && i == 0:
+			return false // the tests themselves accept no request
+		}
 	}
-	return err == nil && rule != nil
+	return false
+}
+
+// narrowings returns c, then narrower forms of it that native rules can express where c
+// cannot: a request they accept is one c accepts, so a non-empty one proves an overlap (and an
+// empty one proves nothing). They add, alone or together: the subresource "" where the resource is tested and the subresource
+// is not, a resource no test names where the subresource is tested (native rules name both),
+// and the verbs that pass c's verb tests, listed, for resource requests (a verb negation leaves
+// "", which only the native "*" accepts) or for non-resource ones (whose HTTP methods are
+// unbounded; native rules list get, patch and delete).
+func narrowings(c *flowv1.Conjunction) []*flowv1.Conjunction {
+	listsResource := slices.ContainsFunc(c.And, func(t flowv1.AtomicTest) bool {
+		return testField(&t) == flowv1.FieldResource && !isAnyResource(&t)
+	})
+	subresource := listsResource && !tests(c, flowv1.FieldSubresource)
+	resource := tests(c, flowv1.FieldSubresource) && !listsResource
+	verbs := [][]flowv1.AtomicTest{nil}
+	if !tests(c, flowv1.FieldPath) {
+		if vs := passingVerbs(c, nativeVerbs); len(vs) > 0 {
+			verbs = append(verbs, []flowv1.AtomicTest{{InSet: &flowv1.SetTest{Field: flowv1.FieldVerb, Set: vs}},
+				anyResource})
+		}
+	}
+	if !tests(c, flowv1.FieldResource) && !tests(c, flowv1.FieldSubresource) {
+		if vs := passingVerbs(c, []string{"get", "patch", "delete"}); len(vs) > 0 {
+			verbs = append(verbs, []flowv1.AtomicTest{{InSet: &flowv1.SetTest{Field: flowv1.FieldVerb, Set: vs}},
+				{PatternMatch: &flowv1.PatternTest{Field: flowv1.FieldPath, Pattern: ".*"}}})
+		}
+	}
+	var out []*flowv1.Conjunction
+	for _, verb := range verbs {
+		for mask := 0; mask < 4; mask++ {
+			addSub, addRes := mask&1 != 0, mask&2 != 0
+			if (addSub && !subresource) || (addRes && !resource) {
+				continue
+			}
+			narrow := &flowv1.Conjunction{And: append(append([]flowv1.AtomicTest(nil), c.And...), verb...)}
+			if addSub {
+				narrow.And = append(narrow.And, flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: flowv1.FieldSubresource}})
+			}
+			if addRes {
+				narrow.And = append(narrow.And, flowv1.AtomicTest{Equals: &flowv1.ValueTest{Field: flowv1.FieldResource, Value: overlapWitness}})
+			}
+			out = append(out, narrow)
+		}
+	}
+	return out
+}
+
+// anyResource is the test a positive name test implies: a resource request.
+var anyResource = flowv1.AtomicTest{PatternMatch: &flowv1.PatternTest{Field: flowv1.FieldResource, Pattern: ".*"}}
+
+func isAnyResource(t *flowv1.AtomicTest) bool { return equality.Semantic.DeepEqual(*t, anyResource) }
+
+// passingVerbs returns the candidates that pass every verb test of c.
+func passingVerbs(c *flowv1.Conjunction, candidates []string) []string {
+	b := newBounds()
+	var ts []*test
+	for i := range c.And {
+		if t := newTest(&c.And[i], field.NewPath("spec"), b); t.field == flowv1.FieldVerb {
+			ts = append(ts, &t)
+		}
+	}
+	set, err := constrain(ts, candidates)
+	if err != nil {
+		return nil
+	}
+	if set.all {
+		return candidates
+	}
+	var out []string
+	for _, v := range set.values {
+		if slices.Contains(candidates, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // satisfiableApart decides whether some value passes every test of one independent field: it
@@ -147,4 +230,15 @@ func subset(s, of []string) bool {
 		}
 	}
 	return true
+}
+
+// dedupeTests drops the tests equal to an earlier one.
+func dedupeTests(in []flowv1.AtomicTest) []flowv1.AtomicTest {
+	var out []flowv1.AtomicTest
+	for _, t := range in {
+		if !slices.ContainsFunc(out, func(o flowv1.AtomicTest) bool { return equality.Semantic.DeepEqual(o, t) }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
