@@ -22,6 +22,7 @@ import (
 var live struct {
 	cluster  *harness.Cluster
 	operator *harness.Operator
+	binary   string // the apf-operator binary the operator runs from
 	k8s      client.Client
 	admin    *http.Client
 	err      error
@@ -58,11 +59,10 @@ func startCluster() error {
 		return err
 	}
 	live.cluster = c
-	binary, err := harness.BuildOperator(c.Dir)
-	if err != nil {
+	if live.binary, err = harness.BuildOperator(c.Dir); err != nil {
 		return err
 	}
-	if live.operator, err = c.StartOperator(binary, c.OperatorArgs("0")...); err != nil {
+	if live.operator, err = c.StartOperator(live.binary, c.OperatorArgs("0")...); err != nil {
 		return err
 	}
 	if live.k8s, err = c.Client(); err != nil {
