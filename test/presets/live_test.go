@@ -115,7 +115,8 @@ func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructur
 	t.Helper()
 	for _, o := range objs {
 		eventually(t, 3*time.Minute, func() error {
-			return live.k8s.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner(gitOpsManager), client.ForceOwnership)
+			return live.k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(gitOpsManager),
+				client.ForceOwnership)
 		})
 	}
 }
