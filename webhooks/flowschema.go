@@ -69,5 +69,12 @@ func (v *FlowSchemaValidator) validate(ctx context.Context, old, obj *v1alpha1.F
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("FlowSchema", obj.Name, native.MatchErrors(&obj.Spec))...)
 	}
+	if peers, ok := v.Objects.(validation.SamePriority); ok && len(errs) == 0 {
+		overlaps, err := validation.OverlapWarnings(ctx, obj, peers, native.Intersect)
+		if err != nil {
+			return nil, lookupError(err)
+		}
+		warnings = append(warnings, overlaps...)
+	}
 	return warnings, invalid("FlowSchema", obj.Name, errs)
 }

@@ -18,12 +18,15 @@ const (
 	RequestPriorityLevel = "spec.priorityLevel"
 	// FlowSchemaRequestPriority indexes FlowSchema objects by spec.requestPriority.name.
 	FlowSchemaRequestPriority = "spec.requestPriority.name"
+	// FlowSchemaMatchingPriority indexes FlowSchema objects by spec.matchingPriority (decimal),
+	// for the webhook's overlap warning.
+	FlowSchemaMatchingPriority = "spec.matchingPriority"
 )
 
 // LevelKey is the index value of a priority level.
 func LevelKey(level int32) string { return strconv.FormatInt(int64(level), 10) }
 
-// Register adds both indexes to the manager's field indexer.
+// Register adds the indexes to the manager's field indexer.
 func Register(ctx context.Context, indexer client.FieldIndexer) error {
 	if err := indexer.IndexField(ctx, &flowv1.RequestPriority{}, RequestPriorityLevel,
 		func(o client.Object) []string {
@@ -31,8 +34,14 @@ func Register(ctx context.Context, indexer client.FieldIndexer) error {
 		}); err != nil {
 		return err
 	}
-	return indexer.IndexField(ctx, &flowv1.FlowSchema{}, FlowSchemaRequestPriority,
+	if err := indexer.IndexField(ctx, &flowv1.FlowSchema{}, FlowSchemaRequestPriority,
 		func(o client.Object) []string {
 			return []string{o.(*flowv1.FlowSchema).Spec.RequestPriority.Name}
+		}); err != nil {
+		return err
+	}
+	return indexer.IndexField(ctx, &flowv1.FlowSchema{}, FlowSchemaMatchingPriority,
+		func(o client.Object) []string {
+			return []string{LevelKey(o.(*flowv1.FlowSchema).Spec.MatchingPriority)}
 		})
 }

@@ -56,6 +56,7 @@ func rules(ctx context.Context, o object, set *validation.Set) (field.ErrorList,
 		errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
 	default:
 		errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
+		warnings = append(warnings, overlapWarnings(ctx, o.fs, set, errs)...)
 	}
 	if err != nil { // an in-memory Set never fails; keep the finding honest if it does
 		errs = append(errs, field.InternalError(nil, err))
