@@ -58,15 +58,16 @@ func TestAllowEmpty(t *testing.T) {
 }
 
 // TestExcludeHelmTemplates: the chart's templates are not YAML, so `-f charts/` reports them;
-// --exclude 'templates/*' leaves them (and templates/crds) out, and --allow-empty accepts that
-// nothing of this operator's API remains.
+// --exclude 'templates/*' --exclude 'presets/*' leaves them (templates/crds too, and the
+// presets' templated files under files/presets) out, and --allow-empty accepts that nothing of
+// this operator's API remains.
 func TestExcludeHelmTemplates(t *testing.T) {
 	charts := filepath.Join(envtestutil.RepoRoot(), "charts")
 	code, out, _ := run(t, "", "-f", charts)
 	if code != ExitError || !strings.Contains(out, "/templates/") || !strings.Contains(out, "not valid YAML") {
 		t.Fatalf("-f charts/: exit %d, want %d with the templates reported:\n%s", code, ExitError, out)
 	}
-	code, out, errOut := run(t, "", "-f", charts, "--exclude", "templates/*", "--allow-empty")
+	code, out, errOut := run(t, "", "-f", charts, "--exclude", "templates/*", "--exclude", "presets/*", "--allow-empty")
 	if code != ExitOK || out != "" {
 		t.Errorf("--exclude 'templates/*': exit %d, want %d without findings:\n%s%s", code, ExitOK, out, errOut)
 	}
