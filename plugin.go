@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
+	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
@@ -38,6 +39,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(
 		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
 		legacyCommand("explain", "Show how a request would be classified", explain.Run),
+		top.NewCommand(streams),
 		newVersionCommand(streams),
 	)
 	return root

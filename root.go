@@ -10,6 +10,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
 	"github.com/apf-operator/apf-operator/internal/cli/prune"
+	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
@@ -33,6 +34,7 @@ manifests and on a cluster.`,
 		legacyCommand("import", "Convert kube-apiserver's native flow control objects into manifests", importer.Run),
 		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",
 			func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return prune.Run(args, stdout, stderr) }),
+		top.NewCommand(streams),
 		newVersionCommand(streams),
 	)
 	return root
