@@ -56,6 +56,8 @@ type seatReader struct {
 	fetch   func(ctx context.Context) ([]byte, error)
 	current atomic.Pointer[nativeSeats]
 	failed  atomic.Bool // a failure was logged: log the next one only after a success
+	// rejections are kube-apiserver's rejection counts, from the same reads (status.observed).
+	rejections rejectionWindow
 }
 
 func newSeatReader(cfg *rest.Config) (*seatReader, error) {
@@ -77,15 +79,27 @@ func (r *seatReader) get() *nativeSeats {
 	return r.current.Load()
 }
 
-// read reads /metrics once and reports whether the seats changed. A failure (for example
+// traffic returns the last rejection counts; nil before they are known.
+func (r *seatReader) traffic() *observedTraffic {
+	if r == nil {
+		return nil
+	}
+	return r.rejections.get()
+}
+
+// read reads /metrics once and reports whether the seats or the rejection counts changed. A failure (for example
 // forbidden) is logged once and leaves the last seats in place.
 func (r *seatReader) read(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
 	defer cancel()
 	raw, err := r.fetch(ctx)
+	var families apfmetrics.Families
+	if err == nil {
+		families, err = apfmetrics.Parse(raw, nominalSeatsMetric, upperSeatsMetric, apfmetrics.RejectedMetric)
+	}
 	var seats *nativeSeats
 	if err == nil {
-		seats, err = parseSeats(raw)
+		seats, err = seatsFrom(families)
 	}
 	if err != nil {
 		if !r.failed.Swap(true) {
@@ -95,7 +109,8 @@ func (r *seatReader) read(ctx context.Context) bool {
 		return false
 	}
 	r.failed.Store(false)
-	return !seats.equal(r.current.Swap(seats))
+	rejectionsChanged := r.rejections.update(families, time.Now())
+	return !seats.equal(r.current.Swap(seats)) || rejectionsChanged
 }
 
 // parseSeats reads the nominal seats of every level and the server concurrency limit from
@@ -105,6 +120,11 @@ func parseSeats(raw []byte) (*nativeSeats, error) {
 	if err != nil {
 		return nil, err
 	}
+	return seatsFrom(families)
+}
+
+// seatsFrom reads the seats from parsed metric families.
+func seatsFrom(families apfmetrics.Families) (*nativeSeats, error) {
 	nominal := families.ByLabel(nominalSeatsMetric, apfmetrics.LevelLabel)
 	upper := families.ByLabel(upperSeatsMetric, apfmetrics.LevelLabel)
 	if len(nominal) == 0 {

@@ -218,6 +218,12 @@ type FlowSchemaStatus struct {
 	// not project (enforcement none) or the object is not projected.
 	// +optional
 	NativeName string `json:"nativeName,omitempty"`
+
+	// observed summarises the requests kube-apiserver rejected that the native FlowSchema this
+	// object is projected onto classified, enforcement native only; unset until a rejection was
+	// seen, or when the operator cannot read kube-apiserver's /metrics.
+	// +optional
+	Observed *ObservedTraffic `json:"observed,omitempty"`
 }
 
 // FlowSchema assigns matching requests to a RequestPriority and splits them into flows.

@@ -129,6 +129,12 @@ type RequestPriorityStatus struct {
 	// or the operator cannot read kube-apiserver's /metrics.
 	// +optional
 	NativeNominalSeats *int32 `json:"nativeNominalSeats,omitempty"`
+
+	// observed summarises the requests kube-apiserver rejected at the native level this object
+	// is projected onto (every FlowSchema's), enforcement native only; unset until a rejection
+	// was seen, or when the operator cannot read kube-apiserver's /metrics.
+	// +optional
+	Observed *ObservedTraffic `json:"observed,omitempty"`
 }
 
 // RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas

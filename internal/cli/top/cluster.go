@@ -3,6 +3,8 @@ package top
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -46,7 +48,19 @@ func newClusterSource(cfg *rest.Config) (*clusterSource, error) {
 func (c *clusterSource) server() string { return c.host }
 
 func (c *clusterSource) get(ctx context.Context, path string) ([]byte, error) {
-	raw, err := c.raw.Get().AbsPath(path).SetHeader("Accept", "text/plain").DoRaw(ctx)
+	// AbsPath would escape a query: it goes in as parameters.
+	path, query, _ := strings.Cut(path, "?")
+	req := c.raw.Get().AbsPath(path).SetHeader("Accept", "text/plain")
+	params, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	for name, values := range params {
+		for _, v := range values {
+			req = req.Param(name, v)
+		}
+	}
+	raw, err := req.DoRaw(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w (top needs get on nonResourceURLs /metrics and /debug/api_priority_and_fairness/*)", path, err)
 	}

@@ -36,8 +36,8 @@ func (f *fakeSource) get(_ context.Context, path string) ([]byte, error) {
 	return []byte(f.dump), nil
 }
 func (f *fakeSource) owners(context.Context) (Owners, error) { return f.own, nil }
-func (f *fakeSource) replicas(context.Context) (int, error) { return f.replicaN, nil }
-func (f *fakeSource) server() string                        { return "https://10.0.0.1:6443" }
+func (f *fakeSource) replicas(context.Context) (int, error)  { return f.replicaN, nil }
+func (f *fakeSource) server() string                         { return "https://10.0.0.1:6443" }
 
 // metricsWith is a /metrics text where the long-named tenant schema has rejected rejected
 // (queue-full) and dispatched dispatched requests, and global-default dispatched gd.
