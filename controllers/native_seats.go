@@ -87,8 +87,8 @@ func (r *seatReader) traffic() *observedTraffic {
 	return r.rejections.get()
 }
 
-// read reads /metrics once and reports whether the seats or the rejection counts changed. A failure (for example
-// forbidden) is logged once and leaves the last seats in place.
+// read reads /metrics once and reports whether the seats or the rejection counts changed. A
+// failure (for example forbidden) is logged once and leaves the last seats and counts in place.
 func (r *seatReader) read(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
 	defer cancel()

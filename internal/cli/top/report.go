@@ -120,13 +120,13 @@ func build(r *Report, prev, cur *apfmetrics.Snapshot, owners Owners) {
 			lv = &Level{Name: k.PriorityLevel, Source: owners.Levels[k.PriorityLevel]}
 			levels[k.PriorityLevel] = lv
 		}
-		lv.Traffic.add(d)
+		lv.add(d)
 		levelWait[k.PriorityLevel] = merge(levelWait[k.PriorityLevel], d.Wait)
 		if k.FlowSchema == "" || d.Dispatched+d.RejectedTotal()+d.InQueue+d.Executing == 0 {
 			continue
 		}
 		fs := FlowSchema{Name: k.FlowSchema, Source: owners.Schemas[k.FlowSchema], PriorityLevel: k.PriorityLevel}
-		fs.Traffic.add(d)
+		fs.add(d)
 		fs.finish(seconds, d.Wait)
 		r.FlowSchemas = append(r.FlowSchemas, fs)
 	}

@@ -11,15 +11,15 @@ import (
 // maxFlows bounds the flows of a report.
 const maxFlows = 100
 
-// readSnapshot reads kube-apiserver's APF metrics once. The snapshot's time is when the
-// response arrived for the first read and when the request left for later ones would be more
-// exact; one time suffices: the counters are read during the request.
+// readSnapshot reads kube-apiserver's APF metrics once. kube-apiserver reads its counters
+// while it serves the request: the snapshot's time is the middle of the request.
 func readSnapshot(ctx context.Context, src source) (*apfmetrics.Snapshot, error) {
+	sent := time.Now()
 	raw, err := src.get(ctx, "/metrics")
 	if err != nil {
 		return nil, err
 	}
-	t := time.Now()
+	t := sent.Add(time.Since(sent) / 2)
 	families, err := apfmetrics.Parse(raw, apfmetrics.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("parsing kube-apiserver's /metrics: %w", err)
