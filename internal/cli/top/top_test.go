@@ -162,3 +162,31 @@ func TestValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestWatchRefreshesUntilInterrupted: with watch, each interval prints a view over the last
+// window, until the context ends, which is a normal end.
+func TestWatchRefreshesUntilInterrupted(t *testing.T) {
+	src := &fakeSource{metrics: []string{metricsWith(0, 0, 0), metricsWith(1, 1, 1), metricsWith(3, 2, 2), metricsWith(3, 2, 2)}, dump: fakeDump}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	o := options{interval: 100 * time.Millisecond, output: "yaml", limit: 10}
+	if err := o.run(ctx, src, &out, true); err != nil {
+		t.Fatalf("watch ended with %v", err)
+	}
+	docs := strings.Split(out.String(), "---\n")
+	if len(docs) < 2 {
+		t.Fatalf("%d views in %s, want at least 2:\n%s", len(docs), "1s", out.String())
+	}
+	var first, second Report
+	if err := yaml.Unmarshal([]byte(docs[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(docs[1]), &second); err != nil {
+		t.Fatal(err)
+	}
+	// Each view counts its own window: 1 rejection, then 2.
+	if first.FlowSchemas[0].Rejected.Total != 1 || second.FlowSchemas[0].Rejected.Total != 2 {
+		t.Errorf("rejections per view: %d, %d; want 1, 2", first.FlowSchemas[0].Rejected.Total, second.FlowSchemas[0].Rejected.Total)
+	}
+}
