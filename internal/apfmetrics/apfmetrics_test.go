@@ -124,3 +124,27 @@ func TestParseDump(t *testing.T) {
 		t.Error("an empty dump has rows")
 	}
 }
+
+func TestMergeSumsReplicas(t *testing.T) {
+	k := Key{PriorityLevel: "l", FlowSchema: "f"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	snap := func(at time.Time, nominal, dispatched, rejected float64, waits []float64) *Snapshot {
+		return &Snapshot{Time: at, Levels: map[string]LevelSeats{"l": {Nominal: nominal, CurrentLimit: nominal}},
+			Flows: map[Key]*Flow{k: {Dispatched: dispatched, Rejected: map[string]float64{ReasonQueueFull: rejected},
+				InQueue: 1, Wait: Histogram{Bounds: []float64{0.1, math.Inf(1)}, Counts: waits, Count: waits[1]}}}}
+	}
+	m := Merge(snap(t0, 10, 100, 5, []float64{3, 4}), snap(t0.Add(2*time.Second), 12, 50, 7, []float64{1, 6}))
+	f := m.Flows[k]
+	if m.Levels["l"].Nominal != 22 || f.Dispatched != 150 || f.Rejected[ReasonQueueFull] != 12 || f.InQueue != 2 {
+		t.Errorf("merged = %+v, flow %+v", m.Levels, f)
+	}
+	if f.Wait.Count != 10 || f.Wait.Counts[0] != 4 || f.Wait.Counts[1] != 10 {
+		t.Errorf("merged wait = %+v", f.Wait)
+	}
+	if !m.Time.Equal(t0.Add(time.Second)) {
+		t.Errorf("merged time %s, want the mean %s", m.Time, t0.Add(time.Second))
+	}
+	if Merge() != nil {
+		t.Error("Merge() of nothing is not nil")
+	}
+}

@@ -162,6 +162,22 @@ func TestKubectlPluginTable(t *testing.T) {
 			t.Errorf("line %d is %d columns wide: %q", i+1, n, line)
 		}
 	}
+	// The same replica read directly (--replica-servers) with the kubeconfig's credentials.
+	direct := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
+		"--replica-servers", cluster.Config.Host)
+	direct.Env = cmd.Env
+	direct.Stderr = &stderr
+	raw, err := direct.Output()
+	if err != nil {
+		t.Fatalf("kubectl apf top --replica-servers: %v\n%s", err, stderr.String())
+	}
+	var report top.Report
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.ReadFrom) != 0 || len(report.Levels) == 0 || report.Replicas != 1 {
+		t.Errorf("one replica read directly: readFrom %v, %d levels, %d replicas", report.ReadFrom, len(report.Levels), report.Replicas)
+	}
 	// bob's flood keeps his one seat busy and his one queue full: his flow shows, with his name.
 	for _, want := range []string{"PRIORITY LEVEL", "rp/tiny", "afs/tiny", "global-default", "FLOWS QUEUED", " bob "} {
 		if !strings.Contains(string(table), want) {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 )
@@ -28,6 +30,8 @@ type options struct {
 	once     bool
 	output   string
 	limit    int
+	// replicaServers are kube-apiserver replicas' URLs, read directly and summed.
+	replicaServers []string
 }
 
 // NewCommand returns `top`.
@@ -42,13 +46,15 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 FlowSchema (mapped to the operator's RequestPriority and FlowSchema objects): seats, queued
 requests, dispatched and rejected requests per second (by reason) and the 99th percentile of the
 queue wait, then the flows queued now. Behind a Service, the view is of the one kube-apiserver
-replica that answered; top says how many replicas the cluster has.
+replica that answered; top says how many replicas the cluster has, and --replica-servers reads
+each replica directly and sums their counts.
 
 It refreshes until interrupted on a terminal (--watch); --once prints one view and exits (the
 default when the output is not a terminal or is -o json|yaml).`,
 		Example: `  kubectl apf top
   kubectl apf top --once -o json --interval 5s
-  apf-operator top --context prod --watch`,
+  apf-operator top --context prod --watch
+  kubectl apf top --replica-servers https://10.0.0.11:6443,https://10.0.0.12:6443,https://10.0.0.13:6443`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -58,13 +64,13 @@ default when the output is not a terminal or is -o json|yaml).`,
 			if err != nil {
 				return err
 			}
-			src, err := newClusterSource(cfg)
+			srcs, err := o.sources(cfg)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 			defer stop()
-			return o.run(ctx, src, streams.Out, o.watching(streams.Out))
+			return o.run(ctx, srcs, streams.Out, o.watching(streams.Out))
 		},
 	}
 	f := cmd.Flags()
@@ -73,6 +79,8 @@ default when the output is not a terminal or is -o json|yaml).`,
 	f.BoolVar(&o.once, "once", false, "print one view and exit")
 	f.StringVarP(&o.output, "output", "o", "", "output format: json or yaml (default: a table that fits 120 columns)")
 	f.IntVar(&o.limit, "limit", 10, "rows of FlowSchemas and flows in the table (-o json|yaml shows all)")
+	f.StringSliceVar(&o.replicaServers, "replica-servers", nil, "URLs of kube-apiserver replicas (https://host:port, comma-separated or repeated) "+
+		"to read each directly, with the kubeconfig's credentials, and sum; by default the view is of the one replica the kubeconfig's server reaches")
 	kube.AddFlags(f)
 	return cmd
 }
@@ -101,9 +109,33 @@ func (o *options) watching(out io.Writer) bool {
 	return ok && o.output == "" && term.IsTerminal(int(f.Fd()))
 }
 
+// sources are the kube-apiserver replicas to read: each of --replica-servers (the
+// kubeconfig's credentials, another host), else the kubeconfig's server.
+func (o *options) sources(cfg *rest.Config) ([]source, error) {
+	if len(o.replicaServers) == 0 {
+		src, err := newClusterSource(cfg)
+		return []source{src}, err
+	}
+	srcs := make([]source, 0, len(o.replicaServers))
+	for _, server := range o.replicaServers {
+		u, err := url.Parse(server)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			return nil, cmdutil.UsageErrorf("--replica-servers %q: use https://host:port", server)
+		}
+		replica := rest.CopyConfig(cfg)
+		replica.Host = server
+		src, err := newClusterSource(replica)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, src)
+	}
+	return srcs, nil
+}
+
 // run samples, prints, and with watch keeps refreshing until ctx ends.
-func (o *options) run(ctx context.Context, src source, out io.Writer, watch bool) error {
-	prev, err := readSnapshot(ctx, src)
+func (o *options) run(ctx context.Context, srcs []source, out io.Writer, watch bool) error {
+	prev, err := readSnapshot(ctx, srcs)
 	if err != nil {
 		return err
 	}
@@ -116,11 +148,11 @@ func (o *options) run(ctx context.Context, src source, out io.Writer, watch bool
 			return ctx.Err()
 		case <-time.After(o.interval):
 		}
-		cur, err := readSnapshot(ctx, src)
+		cur, err := readSnapshot(ctx, srcs)
 		if err != nil {
 			return err
 		}
-		report := collect(ctx, src, prev, cur)
+		report := collect(ctx, srcs, prev, cur)
 		if err := o.print(out, report, watch && !first); err != nil {
 			return err
 		}

@@ -20,6 +20,9 @@ type Report struct {
 	// ReplicaNote says which of them this view covers.
 	Replicas    int    `json:"replicas"`
 	ReplicaNote string `json:"replicaNote,omitempty"`
+	// ReadFrom are the replicas' addresses whose counts are summed (--replica-servers); empty
+	// when the view is of the one replica Server reached.
+	ReadFrom []string `json:"readFrom,omitempty"`
 	// Levels are kube-apiserver's priority levels, busiest first.
 	Levels []Level `json:"levels"`
 	// FlowSchemas are kube-apiserver's FlowSchemas that saw traffic, most rejected first.
@@ -121,7 +124,7 @@ func build(r *Report, prev, cur *apfmetrics.Snapshot, owners Owners) {
 			levels[k.PriorityLevel] = lv
 		}
 		lv.add(d)
-		levelWait[k.PriorityLevel] = merge(levelWait[k.PriorityLevel], d.Wait)
+		levelWait[k.PriorityLevel] = levelWait[k.PriorityLevel].Plus(d.Wait)
 		if k.FlowSchema == "" || d.Dispatched+d.RejectedTotal()+d.InQueue+d.Executing == 0 {
 			continue
 		}
@@ -176,21 +179,6 @@ func (t *Traffic) finish(seconds float64, wait apfmetrics.Histogram) {
 		p = round(p, 6)
 		t.WaitP99Seconds = &p
 	}
-}
-
-// merge adds two histograms of one level's FlowSchemas, which share kube-apiserver's bounds.
-func merge(a, b apfmetrics.Histogram) apfmetrics.Histogram {
-	if len(a.Bounds) == 0 {
-		return b
-	}
-	if !slices.Equal(a.Bounds, b.Bounds) {
-		return a // never with kube-apiserver's fixed buckets; keep what is known
-	}
-	out := apfmetrics.Histogram{Bounds: a.Bounds, Counts: make([]float64, len(a.Counts)), Count: a.Count + b.Count}
-	for i := range a.Counts {
-		out.Counts[i] = a.Counts[i] + b.Counts[i]
-	}
-	return out
 }
 
 func round(v float64, digits int) float64 {

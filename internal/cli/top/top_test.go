@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -67,7 +68,7 @@ func runOnce(t *testing.T, src *fakeSource, output string) string {
 	t.Helper()
 	var out bytes.Buffer
 	o := options{interval: 100 * time.Millisecond, output: output, limit: 10}
-	if err := o.run(context.Background(), src, &out, false); err != nil {
+	if err := o.run(context.Background(), []source{src}, &out, false); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -171,7 +172,7 @@ func TestWatchRefreshesUntilInterrupted(t *testing.T) {
 	defer cancel()
 	var out bytes.Buffer
 	o := options{interval: 100 * time.Millisecond, output: "yaml", limit: 10}
-	if err := o.run(ctx, src, &out, true); err != nil {
+	if err := o.run(ctx, []source{src}, &out, true); err != nil {
 		t.Fatalf("watch ended with %v", err)
 	}
 	docs := strings.Split(out.String(), "---\n")
@@ -188,5 +189,44 @@ func TestWatchRefreshesUntilInterrupted(t *testing.T) {
 	// Each view counts its own window: 1 rejection, then 2.
 	if first.FlowSchemas[0].Rejected.Total != 1 || second.FlowSchemas[0].Rejected.Total != 2 {
 		t.Errorf("rejections per view: %d, %d; want 1, 2", first.FlowSchemas[0].Rejected.Total, second.FlowSchemas[0].Rejected.Total)
+	}
+}
+
+// TestReplicaServersAreSummed: reading two replicas sums their counts and their flows, and the
+// report says which replicas it summed and that a third one announced is missing.
+func TestReplicaServersAreSummed(t *testing.T) {
+	a := &fakeSource{metrics: []string{metricsWith(10, 100, 1000), metricsWith(25, 130, 1900)}, dump: fakeDump, replicaN: 3}
+	b := &fakeSource{metrics: []string{metricsWith(0, 0, 0), metricsWith(5, 10, 10)}, dump: fakeDump, replicaN: 3}
+	var out bytes.Buffer
+	o := options{interval: 100 * time.Millisecond, output: "json", limit: 10}
+	if err := o.run(context.Background(), []source{a, b}, &out, false); err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.FlowSchemas[0].Rejected.Total; got != 20 {
+		t.Errorf("rejections summed over two replicas = %d, want 15 + 5", got)
+	}
+	if len(r.ReadFrom) != 2 || !strings.Contains(r.ReplicaNote, "the cluster announces 3") {
+		t.Errorf("readFrom %v, note %q", r.ReadFrom, r.ReplicaNote)
+	}
+	if r.Flows[0].Queued != 4 {
+		t.Errorf("flows of both replicas: %+v, want tenant-a's 2 queued twice", r.Flows[0])
+	}
+}
+
+func TestReplicaServersMustBeHTTPS(t *testing.T) {
+	for _, bad := range []string{"10.0.0.1:6443", "http://10.0.0.1:6443", "https://"} {
+		o := options{replicaServers: []string{bad}}
+		if _, err := o.sources(&rest.Config{Host: "https://lb:6443"}); err == nil || !strings.Contains(err.Error(), "https://host:port") {
+			t.Errorf("--replica-servers %q: %v", bad, err)
+		}
+	}
+	o := options{replicaServers: []string{"https://10.0.0.1:6443", "https://10.0.0.2:6443"}}
+	srcs, err := o.sources(&rest.Config{Host: "https://lb:6443", BearerToken: "t"})
+	if err != nil || len(srcs) != 2 || srcs[1].server() != "https://10.0.0.2:6443" {
+		t.Errorf("sources = %v, %v", srcs, err)
 	}
 }
