@@ -237,6 +237,7 @@ type FlowSchemaStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
 // +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
+// +kubebuilder:printcolumn:name="Rejected5m",type=integer,priority=1,JSONPath=`.status.observed.rejectedLast5m`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type FlowSchema struct {
 	metav1.TypeMeta `json:",inline"`

@@ -154,6 +154,7 @@ type RequestPriorityStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
 // +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
+// +kubebuilder:printcolumn:name="Rejected5m",type=integer,priority=1,JSONPath=`.status.observed.rejectedLast5m`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type RequestPriority struct {
 	metav1.TypeMeta `json:",inline"`

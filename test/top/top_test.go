@@ -312,6 +312,13 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 		time.Sleep(2 * time.Second)
 	}
 	t.Logf("status.observed of FlowSchema tiny: %+v", *fs.Status.Observed)
+	wide, stderr, err := cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
+	if err != nil {
+		t.Fatalf("kubectl get afs -o wide: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(wide, "REJECTED5M") || !strings.Contains(wide, " "+strconv.FormatInt(want, 10)+" ") {
+		t.Errorf("kubectl get afs tiny -o wide does not show %d rejections:\n%s", want, wide)
+	}
 	// The counters are read every 30 s, the summary at most once a minute: 95 s hold a read.
 	time.Sleep(95 * time.Second)
 	var rpAfter flowv1.RequestPriority
