@@ -1,11 +1,14 @@
 package top
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -90,23 +93,24 @@ func (c *clusterSource) owners(ctx context.Context) (Owners, error) {
 	return out, nil
 }
 
-// replicas counts kube-apiserver's identity Leases, else the addresses of the default
-// namespace's kubernetes Endpoints.
+// replicas counts kube-apiserver's identity Leases, else the endpoints of the default
+// namespace's kubernetes Service (its EndpointSlices, which kube-apiserver maintains).
 func (c *clusterSource) replicas(ctx context.Context) (int, error) {
 	leases, err := c.client.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: identityLabel})
 	if err == nil && len(leases.Items) > 0 {
 		return len(leases.Items), nil
 	}
-	ep, epErr := c.client.CoreV1().Endpoints("default").Get(ctx, "kubernetes", metav1.GetOptions{}) //nolint:staticcheck // the kubernetes Service's Endpoints are still maintained
-	if epErr != nil {
-		if err == nil {
-			err = epErr
-		}
-		return 0, err
+	slices, sliceErr := c.client.DiscoveryV1().EndpointSlices("default").List(ctx,
+		metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if sliceErr != nil {
+		return 0, cmp.Or(err, sliceErr)
 	}
 	n := 0
-	for _, s := range ep.Subsets {
-		n += len(s.Addresses)
+	for _, slice := range slices.Items {
+		n += len(slice.Endpoints)
+	}
+	if n == 0 {
+		return 0, cmp.Or(err, errors.New("no identity Leases and no endpoints of Service default/kubernetes"))
 	}
 	return n, nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -66,12 +66,20 @@ func TestOwnersAndReplicas(t *testing.T) {
 	if n, err := src.replicas(context.Background()); err != nil || n != 2 {
 		t.Errorf("replicas = %d, %v; want the 2 identity leases", n, err)
 	}
-	// No identity leases: the kubernetes Endpoints' addresses.
-	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default"}, //nolint:staticcheck // what kube-apiserver maintains
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}, {IP: "10.0.0.3"}}}}}
-	src = &clusterSource{client: fake.NewClientset(ep)}
+	// No identity leases: the endpoints of the kubernetes Service's slices.
+	slice := func(name string, ips ...string) *discoveryv1.EndpointSlice {
+		s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
+			Labels: map[string]string{discoveryv1.LabelServiceName: "kubernetes"}}}
+		for _, ip := range ips {
+			s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{ip}})
+		}
+		return s
+	}
+	other := slice("other", "10.9.9.9")
+	other.Labels[discoveryv1.LabelServiceName] = "other"
+	src = &clusterSource{client: fake.NewClientset(slice("kubernetes", "10.0.0.1", "10.0.0.2"), slice("kubernetes-v6", "fd00::3"), other)}
 	if n, err := src.replicas(context.Background()); err != nil || n != 3 {
-		t.Errorf("replicas = %d, %v; want the 3 endpoint addresses", n, err)
+		t.Errorf("replicas = %d, %v; want the 3 endpoints of Service kubernetes", n, err)
 	}
 	if _, err := (&clusterSource{client: fake.NewClientset()}).replicas(context.Background()); err == nil {
 		t.Error("no leases and no endpoints: want an error (replicas unknown)")
