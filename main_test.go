@@ -36,6 +36,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"manager", "--leader-elect=false", "--native-unmatched=everyone"}, 2,
 			`--native-unmatched: "everyone" is not one of "kube-apiserver", "operator"`},
 		{[]string{"manager", "--leader-elect=false", "--event-rate-limit-replicas=leader"}, 2, `--event-rate-limit-replicas="leader": use "divide" or "perReplica"`},
+		{[]string{"top", "-o", "wide"}, 2, `--output "wide": use json or yaml`},
 	}
 	for _, c := range cases {
 		t.Setenv("POD_NAMESPACE", "")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
+	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
@@ -40,6 +41,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		validate.NewCommand(streams),
 		explain.NewCommand(streams),
 		replay.NewCommand(streams),
+		top.NewCommand(streams),
 		newVersionCommand(streams),
 	)
 	return root

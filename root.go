@@ -11,6 +11,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
 	"github.com/apf-operator/apf-operator/internal/cli/prune"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
+	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
@@ -35,6 +36,7 @@ manifests and on a cluster.`,
 		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",
 			func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return prune.Run(args, stdout, stderr) }),
 		replay.NewCommand(streams),
+		top.NewCommand(streams),
 		newVersionCommand(streams),
 	)
 	return root

@@ -63,11 +63,12 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	now := metav1.NewTime(r.clock.Now())
 	desired := flowSchemaStatus(&fs, view.status, now)
 	desired.NativeName = setProjected(&desired.Conditions, snap.plan != nil, view.projection, fs.Generation, now)
+	desired.Observed = observedStatus(fs.Status.Observed, view)
 	setStalledReconciling(&desired.Conditions, fs.Generation, now)
 	if equality.Semantic.DeepEqual(fs.Status, desired) {
 		return ctrl.Result{}, nil
 	}
-	write := statusWrite{first: fs.Status.ObservedGeneration == 0,
+	write := statusWrite{first: fs.Status.ObservedGeneration == 0, figuresOnly: onlyObservedDiffers(&fs.Status, desired),
 		danglingReference: view.status.Reason == flowv1.ReasonRequestPriorityNotFound}
 	if deferred, requeue := r.snapshots.deferred(snap, &fs, write); deferred {
 		return ctrl.Result{RequeueAfter: requeue}, nil
@@ -80,4 +81,14 @@ func (r *flowSchemaReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	logf.FromContext(ctx).V(1).Info("Updated status", "generation", fs.Generation)
 	announceReady(r.recorder, &fs, before, desired.Conditions)
 	return ctrl.Result{}, nil
+}
+
+// onlyObservedDiffers reports whether desired differs from the stored status only in its
+// summary of kube-apiserver's rejections, a derived figure, of a status already written.
+func onlyObservedDiffers(stored *flowv1.FlowSchemaStatus, desired flowv1.FlowSchemaStatus) bool {
+	if stored.ObservedGeneration == 0 {
+		return false
+	}
+	desired.Observed = stored.Observed
+	return equality.Semantic.DeepEqual(*stored, desired)
 }

@@ -1,31 +1,26 @@
 package controllers
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // kube-apiserver's metrics of its priority levels that the operator reads.
 const (
-	nominalSeatsMetric = "apiserver_flowcontrol_nominal_limit_seats"
-	upperSeatsMetric   = "apiserver_flowcontrol_upper_limit_seats"
+	nominalSeatsMetric = apfmetrics.NominalSeatsMetric
+	upperSeatsMetric   = apfmetrics.UpperSeatsMetric
 )
 
 // DefaultNativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics for the
@@ -61,6 +56,8 @@ type seatReader struct {
 	fetch   func(ctx context.Context) ([]byte, error)
 	current atomic.Pointer[nativeSeats]
 	failed  atomic.Bool // a failure was logged: log the next one only after a success
+	// rejections are kube-apiserver's rejection counts, from the same reads (status.observed).
+	rejections rejectionWindow
 }
 
 func newSeatReader(cfg *rest.Config) (*seatReader, error) {
@@ -82,15 +79,27 @@ func (r *seatReader) get() *nativeSeats {
 	return r.current.Load()
 }
 
-// read reads /metrics once and reports whether the seats changed. A failure (for example
-// forbidden) is logged once and leaves the last seats in place.
+// traffic returns the last rejection counts; nil before they are known.
+func (r *seatReader) traffic() *observedTraffic {
+	if r == nil {
+		return nil
+	}
+	return r.rejections.get()
+}
+
+// read reads /metrics once and reports whether the seats or the rejection counts changed. A
+// failure (for example forbidden) is logged once and leaves the last seats and counts in place.
 func (r *seatReader) read(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
 	defer cancel()
 	raw, err := r.fetch(ctx)
+	var families apfmetrics.Families
+	if err == nil {
+		families, err = apfmetrics.Parse(raw, nominalSeatsMetric, upperSeatsMetric, apfmetrics.RejectedMetric)
+	}
 	var seats *nativeSeats
 	if err == nil {
-		seats, err = parseSeats(raw)
+		seats, err = seatsFrom(families)
 	}
 	if err != nil {
 		if !r.failed.Swap(true) {
@@ -100,31 +109,24 @@ func (r *seatReader) read(ctx context.Context) bool {
 		return false
 	}
 	r.failed.Store(false)
-	return !seats.equal(r.current.Swap(seats))
+	rejectionsChanged := r.rejections.update(families, time.Now())
+	return !seats.equal(r.current.Swap(seats)) || rejectionsChanged
 }
 
 // parseSeats reads the nominal seats of every level and the server concurrency limit from
 // kube-apiserver's metrics (text format). Only the lines of the two metrics are parsed.
 func parseSeats(raw []byte) (*nativeSeats, error) {
-	var kept bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.Contains(line, nominalSeatsMetric) || strings.Contains(line, upperSeatsMetric) {
-			kept.WriteString(line)
-			kept.WriteByte('\n')
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(&kept)
+	families, err := apfmetrics.Parse(raw, nominalSeatsMetric, upperSeatsMetric)
 	if err != nil {
 		return nil, err
 	}
-	nominal, upper := gaugesByLevel(families[nominalSeatsMetric]), gaugesByLevel(families[upperSeatsMetric])
+	return seatsFrom(families)
+}
+
+// seatsFrom reads the seats from parsed metric families.
+func seatsFrom(families apfmetrics.Families) (*nativeSeats, error) {
+	nominal := families.ByLabel(nominalSeatsMetric, apfmetrics.LevelLabel)
+	upper := families.ByLabel(upperSeatsMetric, apfmetrics.LevelLabel)
 	if len(nominal) == 0 {
 		return nil, fmt.Errorf("no %s in kube-apiserver's metrics (API Priority and Fairness off?)", nominalSeatsMetric)
 	}
@@ -136,22 +138,6 @@ func parseSeats(raw []byte) (*nativeSeats, error) {
 		out.scl = max(int64(u-nominal["exempt"]), 0)
 	}
 	return out, nil
-}
-
-// gaugesByLevel maps the priority_level label of a gauge family to its value.
-func gaugesByLevel(f *dto.MetricFamily) map[string]float64 {
-	out := map[string]float64{}
-	if f == nil {
-		return out
-	}
-	for _, m := range f.GetMetric() {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "priority_level" && m.GetGauge() != nil {
-				out[l.GetValue()] = m.GetGauge().GetValue()
-			}
-		}
-	}
-	return out
 }
 
 // seatsSettle is how long after a snapshot the seats are read again: the native objects it

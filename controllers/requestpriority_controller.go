@@ -75,6 +75,7 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 	desired := requestPriorityStatus(&rp, view.status, now)
 	desired.NativeName = setProjected(&desired.Conditions, snap.plan != nil, view.projection, rp.Generation, now)
 	desired.NativeNominalSeats = view.nativeSeats
+	desired.Observed = observedStatus(rp.Status.Observed, view)
 	setStalledReconciling(&desired.Conditions, rp.Generation, now)
 	if equality.Semantic.DeepEqual(rp.Status, desired) {
 		return ctrl.Result{}, nil
@@ -94,14 +95,14 @@ func (r *requestPriorityReconciler) Reconcile(ctx context.Context, req reconcile
 }
 
 // onlyFiguresDiffer reports whether desired differs from the stored status only in its derived
-// figures (FlowSchemas, AssuredConcurrencyFraction, NativeNominalSeats) of a status already
-// written.
+// figures (FlowSchemas, AssuredConcurrencyFraction, NativeNominalSeats, Observed) of a status
+// already written.
 func onlyFiguresDiffer(stored *flowv1.RequestPriorityStatus, desired flowv1.RequestPriorityStatus) bool {
 	if stored.ObservedGeneration == 0 {
 		return false
 	}
 	desired.FlowSchemas, desired.AssuredConcurrencyFraction = stored.FlowSchemas, stored.AssuredConcurrencyFraction
-	desired.NativeNominalSeats = stored.NativeNominalSeats
+	desired.NativeNominalSeats, desired.Observed = stored.NativeNominalSeats, stored.Observed
 	return equality.Semantic.DeepEqual(*stored, desired)
 }
 

@@ -55,12 +55,17 @@ type objectView struct {
 	// nativeSeats are the nominal seats of a projected RequestPriority's native level
 	// (kube-apiserver's metrics); nil when unknown.
 	nativeSeats *int32
+	// rejected is how many requests kube-apiserver rejected at the object's native level or
+	// FlowSchema over the last 5 minutes, read at observedAt (not compared: a new read with
+	// the same count changes nothing); nil when unknown.
+	rejected   *int64
+	observedAt time.Time
 }
 
 // sameAs reports whether two views give the same status.
 func (v objectView) sameAs(o objectView) bool {
 	return v.version == o.version && v.status == o.status && equality.Semantic.DeepEqual(v.projection, o.projection) &&
-		ptr.Equal(v.nativeSeats, o.nativeSeats)
+		ptr.Equal(v.nativeSeats, o.nativeSeats) && ptr.Equal(v.rejected, o.rejected)
 }
 
 // buildSnapshot computes a snapshot; prev (possibly nil) carries the pendingSince of views
@@ -211,7 +216,8 @@ const firstStatusDeferral = 5 * time.Minute
 type statusWrite struct {
 	// first is set when the object has no status yet (observedGeneration 0).
 	first bool
-	// figuresOnly is set when only a RequestPriority's derived figures change.
+	// figuresOnly is set when only an object's derived figures change (a RequestPriority's
+	// seats and fraction, either kind's observed rejections).
 	figuresOnly bool
 	// danglingReference is set when the status reports a RequestPriority that does not exist.
 	danglingReference bool

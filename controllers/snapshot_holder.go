@@ -231,6 +231,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	prev := h.get()
 	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
 	snap.applySeats(h.seats.get())
+	snap.applyTraffic(h.seats.traffic())
 	if levelsChanged(prev, snap) {
 		h.readSeatsSoon() // kube-apiserver's seats follow its levels
 	}

@@ -218,6 +218,12 @@ type FlowSchemaStatus struct {
 	// not project (enforcement none) or the object is not projected.
 	// +optional
 	NativeName string `json:"nativeName,omitempty"`
+
+	// observed summarises the requests kube-apiserver rejected that the native FlowSchema this
+	// object is projected onto classified, enforcement native only; unset until a rejection was
+	// seen, or when the operator cannot read kube-apiserver's /metrics.
+	// +optional
+	Observed *ObservedTraffic `json:"observed,omitempty"`
 }
 
 // FlowSchema assigns matching requests to a RequestPriority and splits them into flows.
@@ -231,6 +237,7 @@ type FlowSchemaStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
 // +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
+// +kubebuilder:printcolumn:name="Rejected5m",type=integer,priority=1,JSONPath=`.status.observed.rejectedLast5m`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type FlowSchema struct {
 	metav1.TypeMeta `json:",inline"`

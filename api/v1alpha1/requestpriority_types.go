@@ -129,6 +129,12 @@ type RequestPriorityStatus struct {
 	// or the operator cannot read kube-apiserver's /metrics.
 	// +optional
 	NativeNominalSeats *int32 `json:"nativeNominalSeats,omitempty"`
+
+	// observed summarises the requests kube-apiserver rejected at the native level this object
+	// is projected onto (every FlowSchema's), enforcement native only; unset until a rejection
+	// was seen, or when the operator cannot read kube-apiserver's /metrics.
+	// +optional
+	Observed *ObservedTraffic `json:"observed,omitempty"`
 }
 
 // RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas
@@ -148,6 +154,7 @@ type RequestPriorityStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Projected",type=string,JSONPath=`.status.conditions[?(@.type=="Projected")].status`
 // +kubebuilder:printcolumn:name="Native",type=string,priority=1,JSONPath=`.status.nativeName`
+// +kubebuilder:printcolumn:name="Rejected5m",type=integer,priority=1,JSONPath=`.status.observed.rejectedLast5m`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type RequestPriority struct {
 	metav1.TypeMeta `json:",inline"`

@@ -1,0 +1,116 @@
+package top
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
+)
+
+// identityLabel marks the Leases in kube-system by which each kube-apiserver replica
+// announces itself (kube-apiserver's identity leases, one per replica).
+const identityLabel = "apiserver.kubernetes.io/identity=kube-apiserver"
+
+// source is what top reads from a cluster; tests replace it.
+type source interface {
+	// get reads a non-resource path of the API server (through the Service: one replica).
+	get(ctx context.Context, path string) ([]byte, error)
+	// owners maps native objects to the operator's objects.
+	owners(ctx context.Context) (Owners, error)
+	// replicas counts kube-apiserver replicas.
+	replicas(ctx context.Context) (int, error)
+	// server is the address requests go to.
+	server() string
+}
+
+// clusterSource reads through a REST config from kubectl's flags.
+type clusterSource struct {
+	host   string
+	client kubernetes.Interface
+	raw    rest.Interface
+}
+
+func newClusterSource(cfg *rest.Config) (*clusterSource, error) {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &clusterSource{host: cfg.Host, client: client, raw: client.Discovery().RESTClient()}, nil
+}
+
+func (c *clusterSource) server() string { return c.host }
+
+func (c *clusterSource) get(ctx context.Context, path string) ([]byte, error) {
+	// AbsPath would escape a query: it goes in as parameters.
+	path, query, _ := strings.Cut(path, "?")
+	req := c.raw.Get().AbsPath(path).SetHeader("Accept", "text/plain")
+	params, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
+	for name, values := range params {
+		for _, v := range values {
+			req = req.Param(name, v)
+		}
+	}
+	raw, err := req.DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w (top needs get on nonResourceURLs /metrics and /debug/api_priority_and_fairness/*)", path, err)
+	}
+	return raw, nil
+}
+
+func (c *clusterSource) owners(ctx context.Context) (Owners, error) {
+	out := Owners{Levels: map[string]string{}, Schemas: map[string]string{}}
+	plcs, err := c.client.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return out, fmt.Errorf("listing PriorityLevelConfigurations: %w", err)
+	}
+	for i := range plcs.Items {
+		if native.Owned(&plcs.Items[i]) {
+			out.Levels[plcs.Items[i].Name] = plcs.Items[i].Annotations[flowv1.AnnotationSource]
+		}
+	}
+	schemas, err := c.client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return out, fmt.Errorf("listing FlowSchemas: %w", err)
+	}
+	for i := range schemas.Items {
+		if native.Owned(&schemas.Items[i]) {
+			out.Schemas[schemas.Items[i].Name] = schemas.Items[i].Annotations[flowv1.AnnotationSource]
+		}
+	}
+	return out, nil
+}
+
+// replicas counts kube-apiserver's identity Leases, else the endpoints of the default
+// namespace's kubernetes Service (its EndpointSlices, which kube-apiserver maintains).
+func (c *clusterSource) replicas(ctx context.Context) (int, error) {
+	leases, err := c.client.CoordinationV1().Leases("kube-system").List(ctx, metav1.ListOptions{LabelSelector: identityLabel})
+	if err == nil && len(leases.Items) > 0 {
+		return len(leases.Items), nil
+	}
+	slices, sliceErr := c.client.DiscoveryV1().EndpointSlices("default").List(ctx,
+		metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=kubernetes"})
+	if sliceErr != nil {
+		return 0, cmp.Or(err, sliceErr)
+	}
+	n := 0
+	for _, slice := range slices.Items {
+		n += len(slice.Endpoints)
+	}
+	if n == 0 {
+		return 0, cmp.Or(err, errors.New("no identity Leases and no endpoints of Service default/kubernetes"))
+	}
+	return n, nil
+}

@@ -1,0 +1,343 @@
+package top_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/cli/top"
+)
+
+// The tenant: user bob on a projected level of one share, one queue of one request and no
+// borrowing, listing large ConfigMaps (the recipe of test/troubleshooting).
+const (
+	tenantConfigMaps = 30
+	tenantBlob       = 64 << 10
+	floodWorkers     = 40
+	// The flood starts floodAfter top's start, lasts floodFor, and top's window (topInterval)
+	// ends settleAfter it, so that the whole flood falls inside top's window.
+	floodAfter  = 4 * time.Second
+	floodFor    = 6 * time.Second
+	settleAfter = 4 * time.Second
+	topInterval = floodAfter + floodFor + settleAfter
+	// nativeSchema is the native FlowSchema projected from our FlowSchema "tiny".
+	nativeSchema = "apf-tiny"
+)
+
+const tenantManifests = `apiVersion: flowcontrol.apf-operator.io/v1alpha1
+kind: RequestPriority
+metadata: {name: tiny}
+spec: {priorityLevel: 7000, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: 0}
+---
+apiVersion: flowcontrol.apf-operator.io/v1alpha1
+kind: FlowSchema
+metadata: {name: tiny}
+spec:
+  matchingPriority: 7000
+  requestPriority: {name: tiny}
+  match:
+  - and:
+    - equals: {field: user, value: bob}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: tenant}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: list-configmaps, namespace: tenant}
+rules: [{apiGroups: [""], resources: [configmaps], verbs: [list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: list-configmaps, namespace: tenant}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: list-configmaps}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
+`
+
+func TestTopShowsTheFloodingTenantFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	applyTenant(ctx, t)
+	bob, url := bobClient(t)
+
+	before := rejectedTotal(ctx, t, nativeSchema)
+	var out, errOut bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		cmd := top.NewCommand(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+		cmd.SetArgs([]string{"--kubeconfig", cluster.Kubeconfig, "--once", "-o", "json", "--interval", topInterval.String()})
+		done <- cmd.ExecuteContext(ctx)
+	}()
+	time.Sleep(floodAfter)
+	floodStart := time.Now()
+	got429 := flood(ctx, bob, url, floodFor)
+	floodEnd := time.Now()
+	if err := <-done; err != nil {
+		t.Fatalf("top: %v\n%s", err, errOut.String())
+	}
+	after := rejectedTotal(ctx, t, nativeSchema)
+	if got429 == 0 {
+		t.Fatalf("no request of bob was rejected in %s of flooding", floodFor)
+	}
+
+	var report top.Report
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("top -o json: %v\n%s", err, out.String())
+	}
+	if !report.Window.Start.Before(floodStart) || !report.Window.End.After(floodEnd) {
+		t.Fatalf("top's window %s..%s does not hold the flood %s..%s (a loaded machine? the comparison needs it)",
+			report.Window.Start, report.Window.End, floodStart.UTC(), floodEnd.UTC())
+	}
+	if len(report.FlowSchemas) == 0 {
+		t.Fatalf("top shows no FlowSchema:\n%s", out.String())
+	}
+	first := report.FlowSchemas[0]
+	if first.Name != nativeSchema || first.Source != "FlowSchema/tiny" || first.PriorityLevel != nativeSchema {
+		t.Fatalf("first row %s (source %q, level %s), want the flooding tenant %s (FlowSchema/tiny):\n%s",
+			first.Name, first.Source, first.PriorityLevel, nativeSchema, out.String())
+	}
+	want := after - before
+	t.Logf("bob saw %d responses 429; kube-apiserver counted %v rejections; top shows %d (%+v) over %.1fs",
+		got429, want, first.Rejected.Total, first.Rejected, report.Window.Seconds)
+	if want == 0 || math.Abs(float64(first.Rejected.Total)-want) > 0.05*want {
+		t.Errorf("top shows %d rejections of the tenant; kube-apiserver's %s counted %v over the window (5%% allowed)",
+			first.Rejected.Total, "apiserver_flowcontrol_rejected_requests_total", want)
+	}
+	if report.Levels[0].Name != nativeSchema || report.Levels[0].Source != "RequestPriority/tiny" || report.Levels[0].NominalSeats < 1 {
+		t.Errorf("first level %+v, want the tenant's level apf-tiny from RequestPriority/tiny", report.Levels[0])
+	}
+	if report.Replicas != 1 || report.ReplicaNote != "" {
+		t.Errorf("replicas %d (%q), want envtest's one kube-apiserver", report.Replicas, report.ReplicaNote)
+	}
+	// The tenant's level and schema saw no rejection before this flood: the status counts all.
+	checkStatusSummary(ctx, t, int64(after))
+}
+
+// TestKubectlPluginTable runs `kubectl apf top --once` (the binary on PATH as kubectl-apf)
+// while bob floods, and checks the table: the tenant's rows, every line within 120 columns.
+func TestKubectlPluginTable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	applyTenant(ctx, t)
+	bob, url := bobClient(t)
+	floodCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { flood(floodCtx, bob, url, time.Minute) })
+	cmd := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	table, err := cmd.Output()
+	stop()
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("kubectl apf top: %v\n%s", err, stderr.String())
+	}
+	if strings.Contains(string(table), "WARNING") {
+		t.Errorf("the table has a warning")
+	}
+	t.Logf("kubectl apf top:\n%s", table)
+	for i, line := range strings.Split(string(table), "\n") {
+		if n := utf8.RuneCountInString(line); n > 120 {
+			t.Errorf("line %d is %d columns wide: %q", i+1, n, line)
+		}
+	}
+	// The same replica read directly (--replica-servers) with the kubeconfig's credentials.
+	direct := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
+		"--replica-servers", cluster.Config.Host)
+	direct.Env = cmd.Env
+	direct.Stderr = &stderr
+	raw, err := direct.Output()
+	if err != nil {
+		t.Fatalf("kubectl apf top --replica-servers: %v\n%s", err, stderr.String())
+	}
+	var report top.Report
+	if err := json.Unmarshal(raw, &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.ReadFrom) != 0 || len(report.Levels) == 0 || report.Replicas != 1 {
+		t.Errorf("one replica read directly: readFrom %v, %d levels, %d replicas", report.ReadFrom, len(report.Levels), report.Replicas)
+	}
+	// bob's flood keeps his one seat busy and his one queue full: his flow shows, with his name.
+	for _, want := range []string{"PRIORITY LEVEL", "rp/tiny", "afs/tiny", "global-default", "FLOWS QUEUED", " bob "} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+}
+
+// applyTenant applies the tenant's configuration and waits until it is projected.
+func applyTenant(ctx context.Context, t *testing.T) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(tenantManifests)
+	blob := strings.Repeat("x", tenantBlob)
+	for i := range tenantConfigMaps {
+		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: blob-" + strconv.Itoa(i) +
+			", namespace: tenant}\ndata: {blob: " + blob + "}\n")
+	}
+	if _, stderr, err := cluster.KubectlRun(ctx, strings.NewReader(b.String()), "apply", "-f", "-"); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, stderr)
+	}
+	if _, stderr, err := cluster.KubectlRun(ctx, nil, "wait", "--for=condition=Projected", "--timeout=90s",
+		"requestpriorities.flowcontrol.apf-operator.io/tiny", "flowschemas.flowcontrol.apf-operator.io/tiny"); err != nil {
+		t.Fatalf("kubectl wait: %v\n%s", err, stderr)
+	}
+}
+
+// bobClient is an HTTP client authenticated as bob and the URL he floods.
+func bobClient(t *testing.T) (*http.Client, string) {
+	t.Helper()
+	bob, err := cluster.Env.AddUser(envtest.User{Name: "bob"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := rest.HTTPClientFor(bob.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, strings.TrimSuffix(bob.Config().Host, "/") + "/api/v1/namespaces/tenant/configmaps"
+}
+
+// flood lists url from floodWorkers goroutines for d (or until ctx ends) and returns the
+// number of 429 responses.
+func flood(ctx context.Context, client *http.Client, url string, d time.Duration) int64 {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var rejected atomic.Int64
+	var wg sync.WaitGroup
+	for range floodWorkers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+				if err != nil {
+					return
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					continue
+				}
+				_ = resp.Body.Close()
+				if resp.StatusCode == http.StatusTooManyRequests {
+					rejected.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return rejected.Load()
+}
+
+// rejectedTotal sums apiserver_flowcontrol_rejected_requests_total of a FlowSchema over every
+// reason, read from kube-apiserver's /metrics as the admin, with a plain scan of the text (not
+// the parser top uses).
+func rejectedTotal(ctx context.Context, t *testing.T, schema string) float64 {
+	t.Helper()
+	client, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "apiserver_flowcontrol_rejected_requests_total{") ||
+			!strings.Contains(line, `flow_schema="`+schema+`"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		sum += v
+	}
+	return sum
+}
+
+// statusSettle bounds how long the operator takes to count a flood in status.observed: it
+// reads kube-apiserver's counters every 30 seconds, at most once a minute for the summary.
+const statusSettle = 3 * time.Minute
+
+// checkStatusSummary waits until the tenant's RequestPriority and FlowSchema report the
+// rejections kube-apiserver counted for it (want, all of them in the 5-minute window), then
+// watches one more read of the counters and expects no status write: the count did not change.
+func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
+	t.Helper()
+	k8s, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rp flowv1.RequestPriority
+	var fs flowv1.FlowSchema
+	deadline := time.Now().Add(statusSettle)
+	for {
+		if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &rp); err != nil {
+			t.Fatal(err)
+		}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &fs); err != nil {
+			t.Fatal(err)
+		}
+		if rejectedIn(rp.Status.Observed) == want && rejectedIn(fs.Status.Observed) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, status.observed of RequestPriority tiny %+v, FlowSchema tiny %+v; want rejectedLast5m %d",
+				statusSettle, rp.Status.Observed, fs.Status.Observed, want)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Logf("status.observed of FlowSchema tiny: %+v", *fs.Status.Observed)
+	wide, stderr, err := cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
+	if err != nil {
+		t.Fatalf("kubectl get afs -o wide: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(wide, "REJECTED5M") || !strings.Contains(wide, " "+strconv.FormatInt(want, 10)+" ") {
+		t.Errorf("kubectl get afs tiny -o wide does not show %d rejections:\n%s", want, wide)
+	}
+	// The counters are read every 30 s, the summary at most once a minute: 95 s hold a read.
+	time.Sleep(95 * time.Second)
+	var rpAfter flowv1.RequestPriority
+	var fsAfter flowv1.FlowSchema
+	if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &rpAfter); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &fsAfter); err != nil {
+		t.Fatal(err)
+	}
+	if rpAfter.ResourceVersion != rp.ResourceVersion || fsAfter.ResourceVersion != fs.ResourceVersion {
+		t.Errorf("status written although the count did not change: RequestPriority %+v, FlowSchema %+v",
+			rpAfter.Status.Observed, fsAfter.Status.Observed)
+	}
+}
+
+func rejectedIn(o *flowv1.ObservedTraffic) int64 {
+	if o == nil {
+		return -1
+	}
+	return o.RejectedLast5m
+}
