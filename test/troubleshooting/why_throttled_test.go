@@ -46,7 +46,7 @@ var whySteps = []step{
 		func(t *testing.T, s *state, r result) {
 			s.flowSchemaUID, s.priorityLevelUID = headerUIDs(t, r)
 		}},
-	{`kubectl apf top --once`, ranAndPrinted},
+	{`kubectl apf top --once`, printedAll("LEVEL", "global-default", "workload-low")},
 	{`kubectl apf explain --as ci-bot --as-group team-b --verb list --resource pods -n team-b`,
 		func(t *testing.T, s *state, r result) {
 			wantOutput(t, r, 0, "FlowSchema:      global-default", "Nominal seats:", "of the server's",
@@ -58,7 +58,7 @@ var whySteps = []step{
 			t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	}},
-	{`apf-operator replay --audit-log audit.log -f team-b.yaml`, ranAndPrinted},
+	{`apf-operator replay --audit-log audit.log -f team-b.yaml`, printedAll("global-default", "apf-team-b")},
 	{`kubectl apf explain -f team-b.yaml --as ci-bot --as-group team-b --verb list --resource pods -n team-b`,
 		func(t *testing.T, _ *state, r result) {
 			wantOutput(t, r, 0, "FlowSchema:      apf-team-b (uid none", "Priority level:  apf-team-b",
@@ -84,9 +84,7 @@ var whySteps = []step{
 
 // TestWhyThrottledPage runs docs/why-throttled.md: its manifests are written where its commands
 // read them, and every command of its sh blocks runs, in order, with kubectl and apf-operator
-// (also as the kubectl plugin) against the suite's cluster. A block marked requires=CMD runs
-// only once `apf-operator help` lists CMD; until then its commands are reported as skipped,
-// with the reason, never as passed.
+// (also as the kubectl plugin) against the suite's cluster.
 func TestWhyThrottledPage(t *testing.T) {
 	dir := t.TempDir()
 	plugin := filepath.Join(binDir, "kubectl-apf")
@@ -107,19 +105,12 @@ func TestWhyThrottledPage(t *testing.T) {
 		if lang != "sh" {
 			continue
 		}
-		missing := attrs["requires"] != "" && !hasCommand(t, dir, attrs["requires"])
 		for _, command := range commands(b) {
 			if next >= len(whySteps) || whySteps[next].command != command {
 				t.Fatalf("the page's command #%d is %q; the test expects %q", next+1, command, expected(next))
 			}
 			st := whySteps[next]
 			next++
-			if missing {
-				t.Run(command, func(t *testing.T) {
-					t.Skipf("not run: `apf-operator help` lists no %q command yet (another change adds it)", attrs["requires"])
-				})
-				continue
-			}
 			t.Run(command, func(t *testing.T) { st.check(t, s, runCommand(t, dir, cluster.Kubeconfig, command)) })
 		}
 	}
@@ -160,20 +151,16 @@ func expected(i int) string {
 	return "no more commands"
 }
 
-// hasCommand reports whether `apf-operator help` lists name among its commands.
-func hasCommand(t *testing.T, dir, name string) bool {
-	t.Helper()
-	r := runCommand(t, dir, cluster.Kubeconfig, "apf-operator help")
-	_, list, ok := strings.Cut(r.stdout, "Available Commands:")
-	if r.code != 0 || !ok {
-		t.Fatalf("apf-operator help: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
-	}
-	for _, line := range strings.Split(list, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == name {
-			return true
+// printedAll requires exit 0 and every one of words in the output.
+func printedAll(words ...string) func(*testing.T, *state, result) {
+	return func(t *testing.T, _ *state, r result) {
+		for _, w := range words {
+			if r.code != 0 || !strings.Contains(r.stdout, w) {
+				t.Errorf("exit %d, want 0 and output naming %q:\n%s%s", r.code, w, r.stdout, r.stderr)
+				return
+			}
 		}
 	}
-	return false
 }
 
 // ranAndPrinted requires exit 0 and some output.
