@@ -11,6 +11,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
 	"github.com/apf-operator/apf-operator/internal/cli/prune"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	versioncmd "github.com/apf-operator/apf-operator/internal/cli/version"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
 
@@ -27,28 +28,38 @@ manifests and on a cluster.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
-		newManagerCommand(streams),
+		newManagerCommand(),
 		legacyCommand("validate", "Validate RequestPriority and FlowSchema manifests offline", validate.Run),
 		legacyCommand("explain", "Show how a request would be classified", explain.Run),
-		legacyCommand("import", "Convert kube-apiserver's native flow control objects into manifests", importer.Run),
-		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",
-			func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return prune.Run(args, stdout, stderr) }),
-		newVersionCommand(streams),
+		importer.NewCommand(streams),
+		prune.NewCommand(streams),
+		versioncmd.NewCommand(streams),
 	)
 	return root
 }
 
-// newManagerCommand is `apf-operator manager`: the operator. Its flags are parsed by
-// parseManagerFlags, which controller-runtime's zap options bind to.
-func newManagerCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:                "manager [flags]",
-		Short:              "Run the operator (the chart's Deployment runs this)",
-		DisableFlagParsing: true,
-		RunE: func(_ *cobra.Command, args []string) error {
-			return exitCode(runManager(args, streams.ErrOut))
+// newManagerCommand is `apf-operator manager`: the operator. Its flags keep the names the chart
+// and config/ pass; a wrong value is a usage error (exit code 2) naming the flag.
+func newManagerCommand() *cobra.Command {
+	var f *managerFlags
+	cmd := &cobra.Command{
+		Use:   "manager [flags]",
+		Short: "Run the operator (the chart's Deployment runs this)",
+		Long: `Runs the operator: the reconcilers (one replica at a time with --leader-elect), the
+validating webhooks (every replica) and the metrics and health endpoints, until SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := f.check(); err != nil {
+				return cmdutil.UsageErrorf("%v", err)
+			}
+			if err := runManager(f); err != nil {
+				return &cmdutil.ExitError{Code: cmdutil.ExitFailure} // logged by runManager
+			}
+			return nil
 		},
 	}
+	f = bindManagerFlags(cmd.Flags())
+	return cmd
 }
 
 // legacyCommand wraps a command that still parses its own flags.
@@ -69,17 +80,4 @@ func exitCode(code int) error {
 		return nil
 	}
 	return &cmdutil.ExitError{Code: code}
-}
-
-// newVersionCommand is `apf-operator version`.
-func newVersionCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Show the build's version",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			_, err := io.WriteString(streams.Out, version.Get().String()+"\n")
-			return err
-		},
-	}
 }

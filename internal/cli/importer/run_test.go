@@ -82,15 +82,17 @@ func TestUsage(t *testing.T) {
 		{nil, "nothing to import: pass -f PATH"},
 		{[]string{"-f", "x.yaml", "--from-cluster"}, "give either -f PATH or --from-cluster, not both"},
 		{[]string{"x.yaml", "--kubeconfig", "k"}, "--kubeconfig needs --from-cluster"},
-		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--bogus"}, "unknown flag: --bogus\nSee 'apf-operator import --help'."},
+		{[]string{"x.yaml", "--context", "prod"}, "--context needs --from-cluster"},
+		{[]string{"-f", "x.yaml", "-o", "table"}, `unable to match a printer suitable for the output format "table"`},
 	} {
 		if code, out, errOut := run(t, "", c.args...); code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("Run(%q) = %d, %q; want %d and %q", c.args, code, errOut, ExitUsage, c.want)
 		}
 	}
 	code, out, errOut := run(t, "", "--help")
-	if code != ExitOK || out != "" || !strings.Contains(errOut, usageLine) || !strings.Contains(errOut, "-include-bootstrap") {
-		t.Errorf("--help: exit %d, stderr:\n%s", code, errOut)
+	if code != ExitOK || errOut != "" || !strings.Contains(out, "apf-operator import (-f PATH") || !strings.Contains(out, "--include-bootstrap") {
+		t.Errorf("--help: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 

@@ -80,7 +80,7 @@ func TestRunUsage(t *testing.T) {
 	if code := Run([]string{"--bogus"}, &out, &errOut); code != 2 {
 		t.Fatalf("Run(--bogus) = %d, want 2", code)
 	}
-	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "prune-native") {
-		t.Fatalf("Run(--help) = %d, %q", code, errOut.String())
+	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "apf-operator prune-native [--dry-run]") {
+		t.Fatalf("Run(--help) = %d, %q", code, out.String())
 	}
 }
