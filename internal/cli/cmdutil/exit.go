@@ -46,6 +46,9 @@ func UsageErrorf(format string, args ...any) error {
 // Execute runs root with args and returns the process's exit code. Every error is printed
 // exactly once, to streams.ErrOut, prefixed with the command path.
 func Execute(root *cobra.Command, args []string, streams genericiooptions.IOStreams) int {
+	if args == nil {
+		args = []string{} // cobra would read os.Args for nil
+	}
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
