@@ -48,7 +48,7 @@ IMAGE_ARCHIVE ?= $(LOCALBIN)/image/apf-operator-$(VERSION).oci.tar
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct)
 # What `apf-operator version` prints for `make build`: the nearest tag (v0.0.0-<commit> without
 # one), the commit, and SOURCE_DATE_EPOCH as the build date (the same for every build of a commit).
-GIT_VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short HEAD 2>/dev/null || echo unknown))
+GIT_VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-$$(git describe --always --dirty 2>/dev/null || echo unknown))
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
 VERSION_PKG := github.com/apf-operator/apf-operator/internal/version

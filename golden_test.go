@@ -45,6 +45,8 @@ func goldenCases() []goldenCase {
 		op("version", "version"), op("version-flag", "--version"), op("version-json", "version", "-o", "json"),
 		op("version-yaml", "version", "-o", "yaml"), op("version-bad-output", "version", "-o", "xml"),
 		op("completion-complete", "__complete", ""), op("completion-complete-import-flags", "__complete", "import", "--f"),
+		op("completion-complete-import-output", "__complete", "import", "-o", ""),
+		op("completion-complete-version-output", "__complete", "version", "-o", ""),
 		imp("default"), imp("yaml", "-o", "yaml"), imp("json", "-o", "json"), imp("kyaml", "-o", "kyaml"),
 		imp("name", "-o", "name"), imp("jsonpath", "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name}{\"\\n\"}{end}"),
 		imp("jsonpath-as-json", "-o", "jsonpath-as-json={.items[*].metadata.name}"),

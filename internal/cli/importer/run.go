@@ -80,6 +80,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.includeBootstrap, "include-bootstrap", false, "Also import kube-apiserver's suggested objects "+
 		"(never its mandatory exempt and catch-all)")
 	o.print.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.print.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
 	o.config.AddFlags(o.configSet)
 	flags.AddFlagSet(o.configSet)
 	return cmd

@@ -29,6 +29,7 @@ date, Go version and platform. 'make build', 'make image' and the Dockerfile sta
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format. One of: (json, yaml). Default: one line.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
