@@ -81,6 +81,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		"(never its mandatory exempt and catch-all)")
 	o.print.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.print.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
+	o.config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
 	o.config.AddFlags(o.configSet)
 	flags.AddFlagSet(o.configSet)
 	return cmd

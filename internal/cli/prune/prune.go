@@ -58,6 +58,7 @@ manager to --enforcement=none.`,
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "List what would be deleted, delete nothing.")
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "Give up after this long.")
+	config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
 	config.AddFlags(cmd.Flags())
 	return cmd
 }
