@@ -45,8 +45,9 @@ func newManagerCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "manager [flags]",
 		Short: "Run the operator (the chart's Deployment runs this)",
-		Long: `Runs the operator: the reconcilers (one replica at a time with --leader-elect), the
-validating webhooks (every replica) and the metrics and health endpoints, until SIGTERM.`,
+		Long: `Runs the operator until SIGTERM: the reconcilers (on the leader only with --leader-elect,
+except the EventRateLimit configuration, loaded on every replica), the validating webhooks
+(every replica) and the metrics and health endpoints.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := f.check(); err != nil {
