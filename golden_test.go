@@ -39,7 +39,7 @@ func goldenCases() []goldenCase {
 		return op("import-"+name, append([]string{"import", "-f", importInput}, output...)...)
 	}
 	return []goldenCase{
-		op("root-bare"), op("root-help", "--help"), op("unknown-command", "frobnicate"),
+		op("root-bare"), op("root-help", "--help"), op("unknown-command", "frobnicate"), op("unknown-flag", "import", "--bogus"),
 		op("manager-help", "manager", "--help"), op("manager-bad-flag", "manager", "--enforcement", "kernel"),
 		op("import-help", "import", "--help"), op("prune-native-help", "prune-native", "--help"),
 		op("version", "version"), op("version-flag", "--version"), op("version-json", "version", "-o", "json"),

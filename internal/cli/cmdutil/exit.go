@@ -56,7 +56,7 @@ func Execute(root *cobra.Command, args []string, streams genericiooptions.IOStre
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())}
 	})
 	cmd, err := root.ExecuteC()
 	if err == nil {

@@ -82,7 +82,7 @@ func TestUsage(t *testing.T) {
 		{nil, "nothing to import: pass -f PATH"},
 		{[]string{"-f", "x.yaml", "--from-cluster"}, "give either -f PATH or --from-cluster, not both"},
 		{[]string{"x.yaml", "--kubeconfig", "k"}, "--kubeconfig needs --from-cluster"},
-		{[]string{"--bogus"}, "unknown flag: --bogus\nSee 'apf-operator import --help'."},
+		{[]string{"--bogus"}, "unknown flag: --bogus\nSee 'apf-operator import --help' for usage"},
 		{[]string{"x.yaml", "--context", "prod"}, "--context needs --from-cluster"},
 		{[]string{"-f", "x.yaml", "-o", "table"}, `unable to match a printer suitable for the output format "table"`},
 	} {
