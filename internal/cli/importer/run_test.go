@@ -272,3 +272,15 @@ func TestV1beta3(t *testing.T) {
 		t.Errorf("shares not read as v1beta3 means them:\n%s", out)
 	}
 }
+
+// TestConnectionFlags checks that kubectl's connection flags reach the kubeconfig loader: a
+// context the kubeconfig lacks is an error naming it, before any request.
+func TestConnectionFlags(t *testing.T) {
+	kubeconfig := writeFile(t, t.TempDir(), "kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "+
+		"\"https://127.0.0.1:1\"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: dev, context: {cluster: c, user: u}}]\n"+
+		"current-context: dev\n")
+	code, out, errOut := run(t, "", "--from-cluster", "--kubeconfig", kubeconfig, "--context", "prod")
+	if code != ExitError || out != "" || !strings.Contains(errOut, `context "prod" does not exist`) {
+		t.Fatalf("--context prod: exit %d, stdout %q, stderr %q; want %d and the missing context named", code, out, errOut, ExitError)
+	}
+}
