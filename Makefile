@@ -46,6 +46,13 @@ IMAGE_ARCHIVE ?= $(LOCALBIN)/image/apf-operator-$(VERSION).oci.tar
 # Every time in the image (files, config, SBOM) is this one, so that two builds of a commit
 # give the same digest: the last commit's time unless set (reproducible-builds.org).
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct)
+# What `apf-operator version` prints for `make build`: the nearest tag (v0.0.0-<commit> without
+# one), the commit, and SOURCE_DATE_EPOCH as the build date (the same for every build of a commit).
+GIT_VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.0.0-$$(git describe --always --dirty 2>/dev/null || echo unknown))
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+VERSION_PKG := github.com/apf-operator/apf-operator/internal/version
+LDFLAGS ?= -X $(VERSION_PKG).gitVersion=$(GIT_VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 # Go test flags; CI and `make test` use the race detector.
 GOTEST_FLAGS ?= -race -count=1
 FUZZTIME ?= 20s
@@ -175,8 +182,8 @@ bench-defaults: envtest ## Time from deleting a default object to its re-creatio
 ##@ Build
 
 .PHONY: build
-build: ## Build the apf-operator binary into bin/.
-	CGO_ENABLED=0 go build -trimpath -o $(LOCALBIN)/apf-operator .
+build: ## Build the apf-operator binary into bin/, stamped with GIT_VERSION, its commit and SOURCE_DATE_EPOCH's date.
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/apf-operator .
 
 .PHONY: run
 run: manifests generate ## Run the operator against the current kubeconfig (webhooks off, no leader election).

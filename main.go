@@ -5,12 +5,14 @@
 // itself is `apf-operator manager`.
 //
 // Installed on PATH as kubectl-apf (a symlink or copy), the binary is a kubectl plugin serving
-// the offline and read-only commands as `kubectl apf COMMAND`.
+// the offline and read-only commands as `kubectl apf COMMAND`; installed as kubectl_complete-apf
+// too, it completes them in kubectl's shell completion.
 package main
 
 import (
 	"os"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
@@ -21,11 +23,15 @@ func main() {
 	os.Exit(dispatch(os.Args[0], os.Args[1:], streams))
 }
 
-// dispatch runs the binary as the kubectl plugin when it was invoked as kubectl-apf, and as
-// apf-operator otherwise, and returns the exit code.
+// dispatch runs the binary as the kubectl plugin when it was invoked as kubectl-apf, as its
+// completion when invoked as kubectl_complete-apf, and as apf-operator otherwise, and returns
+// the exit code.
 func dispatch(arg0 string, args []string, streams genericiooptions.IOStreams) int {
-	if isKubectlPlugin(arg0) {
+	switch {
+	case isKubectlPlugin(arg0):
 		return cmdutil.Execute(newPluginCommand(streams), args, streams)
+	case isKubectlPluginCompletion(arg0):
+		return cmdutil.Execute(newPluginCommand(streams), append([]string{cobra.ShellCompRequestCmd}, args...), streams)
 	}
 	return cmdutil.Execute(newRootCommand(streams), args, streams)
 }

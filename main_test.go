@@ -23,7 +23,16 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"validate"}, 2, ""}, // validate without files is a usage error
 		{[]string{"explain", "--resource", "pods"}, 2, "--as is required"},
 		{[]string{"import"}, 2, "nothing to import"},
-		{[]string{"manager", "--no-such-flag"}, 2, "flag provided but not defined"},
+		{[]string{"manager", "--no-such-flag"}, 2, "unknown flag: --no-such-flag"},
+		{[]string{"manager", "extra"}, 2, `unknown command "extra" for "apf-operator manager"`},
+		{[]string{"version", "-o", "xml"}, 2, `--output="xml": use json or yaml`},
+		{[]string{"import", "--from-cluster", "-o", "wide"}, 2, `output format "wide"`},
+		{[]string{"prune-native", "--kubeconfig", "/nonexistent"}, 1, "loading the kubeconfig"},
+		{[]string{"manager", "--zap-log-level=bogus"}, 2, `invalid argument "bogus" for "--zap-log-level" flag`},
+		// zap's Go flags through pflag; the manager then fails to load the kubeconfig and logs it
+		// (to the process's standard error: the logger's, not the streams).
+		{[]string{"manager", "--leader-elect=false", "--enable-webhooks=false", "--zap-log-level=debug", "--zap-devel=false",
+			"--kubeconfig", "/nonexistent", "--metrics-bind-address", "0", "--health-probe-bind-address=0"}, 1, ""},
 		{[]string{"manager", "--leader-elect", "--namespace="}, 2, "--namespace (or $POD_NAMESPACE) is required"},
 		{[]string{"manager", "--help"}, 0, "-exempt-groups"},
 		{[]string{"manager", "--namespace=x", "--leader-election-lease-duration=5s", "--leader-election-renew-deadline=5s"}, 2,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -75,10 +75,27 @@ type managerFlags struct {
 	webhookTLS webhookTLSFlags
 }
 
-func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
+// parseManagerFlags parses the manager's command line and checks it (the tests' entry; the
+// command binds the same flags with bindManagerFlags and lets cobra parse them).
+func parseManagerFlags(args []string) (*managerFlags, error) {
+	fs := pflag.NewFlagSet("apf-operator manager", pflag.ContinueOnError)
+	f := bindManagerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// bindManagerFlags adds the manager's flags to fs, controller-runtime's zap flags (Go flags)
+// among them, and returns the settings they fill in.
+func bindManagerFlags(fs *pflag.FlagSet) *managerFlags {
 	f := &managerFlags{}
-	fs := flag.NewFlagSet("apf-operator manager", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.BoolVar(&f.leaderElect, "leader-elect", true,
 		"Elect a leader so that one replica reconciles at a time (webhooks are served by every replica).")
 	fs.StringVar(&f.leaderElectionID, "leader-election-id", "apf-operator.flowcontrol.apf-operator.io",
@@ -126,38 +143,39 @@ func parseManagerFlags(args []string, stderr io.Writer) (*managerFlags, error) {
 		"Path of a kubeconfig file; empty: $KUBECONFIG, the in-cluster config, then ~/.kube/config.")
 	f.eventRateLimit.bind(fs)
 	f.webhookTLS.bind(fs)
-	f.zap.BindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
-	}
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	f.zap.BindFlags(zapFlags)
+	fs.AddGoFlagSet(zapFlags)
+	return f
+}
+
+// check validates the parsed settings; its errors name the flag and the accepted values.
+func (f *managerFlags) check() error {
 	if f.enforcement != controllers.EnforcementNative && f.enforcement != controllers.EnforcementNone {
-		return nil, fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
+		return fmt.Errorf("--enforcement=%q: use %q or %q", f.enforcement, controllers.EnforcementNative, controllers.EnforcementNone)
 	}
 	if f.maxSeatLoss < 0 || f.maxSeatLoss > budget.MaxMaxLossPercent {
-		return nil, fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", f.maxSeatLoss, budget.MaxMaxLossPercent)
+		return fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", f.maxSeatLoss, budget.MaxMaxLossPercent)
 	}
 	if _, err := native.ParseUnmatched(f.nativeUnmatched); err != nil {
-		return nil, fmt.Errorf("--native-unmatched: %w", err)
+		return fmt.Errorf("--native-unmatched: %w", err)
 	}
 	if err := f.eventRateLimit.check(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := f.webhookTLS.check(); err != nil {
-		return nil, err
+		return err
 	}
 	// client-go's own rule: the leader must get a few jittered retries before its deadline.
 	minRenew := time.Duration(leaderelection.JitterFactor * float64(f.retryPeriod))
 	if f.leaderElect && (f.leaseDuration <= f.renewDeadline || f.renewDeadline <= minRenew || f.retryPeriod <= 0) {
-		return nil, fmt.Errorf("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > %.1f x --leader-election-retry-period (%s) > 0",
+		return fmt.Errorf("leader election needs --leader-election-lease-duration (%s) > --leader-election-renew-deadline (%s) > %.1f x --leader-election-retry-period (%s) > 0",
 			f.leaseDuration, f.renewDeadline, leaderelection.JitterFactor, f.retryPeriod)
 	}
 	if (f.certRotation && f.enableWebhooks || f.leaderElect) && f.namespace == "" {
-		return nil, fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
+		return fmt.Errorf("--namespace (or $POD_NAMESPACE) is required for leader election and certificate rotation")
 	}
-	return f, nil
+	return nil
 }
 
 // operatorUser is the username of the operator's service account, always allowed to manage the
@@ -178,22 +196,15 @@ func (f *managerFlags) operatorAccount() *native.ServiceAccount {
 	return &native.ServiceAccount{Namespace: f.namespace, Name: f.serviceAccount}
 }
 
-func runManager(args []string, stderr io.Writer) int {
-	f, err := parseManagerFlags(args, stderr)
-	if err == flag.ErrHelp {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator manager:", err)
-		return 2
-	}
+// runManager runs the operator until a signal stops it.
+func runManager(f *managerFlags) error {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap)))
 	log := ctrl.Log.WithName("setup")
 	if err := startManager(ctrl.SetupSignalHandler(), f); err != nil {
 		log.Error(err, "Manager stopped with an error")
-		return 1
+		return err
 	}
-	return 0
+	return nil
 }
 
 func newScheme() *runtime.Scheme {

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -18,7 +18,7 @@ type eventRateLimitFlags struct {
 	deployment string
 }
 
-func (e *eventRateLimitFlags) bind(fs *flag.FlagSet) {
+func (e *eventRateLimitFlags) bind(fs *pflag.FlagSet) {
 	// Off by default: a webhook on every event creation that no EventRateLimit uses only adds
 	// a call (and, with a hung operator, up to its timeout) to every event write.
 	fs.BoolVar(&e.enabled, "enable-event-rate-limit", false,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 )
 
@@ -9,14 +8,14 @@ import (
 // engine, so it neither serves the events webhook nor enforces EventRateLimit objects; with
 // it, it does.
 func TestEventRateLimitOffByDefault(t *testing.T) {
-	f, err := parseManagerFlags([]string{"--leader-elect=false", "--namespace=x"}, io.Discard)
+	f, err := parseManagerFlags([]string{"--leader-elect=false", "--namespace=x"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e, err := f.eventRateLimitEngine(); e != nil || err != nil {
 		t.Fatalf("default flags: engine %v, error %v; want none", e, err)
 	}
-	f, err = parseManagerFlags([]string{"--leader-elect=false", "--namespace=x", "--enable-event-rate-limit"}, io.Discard)
+	f, err = parseManagerFlags([]string{"--leader-elect=false", "--namespace=x", "--enable-event-rate-limit"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,12 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -34,7 +34,7 @@ type caBundle struct {
 	size    int64
 }
 
-func (w *webhookTLSFlags) bind(fs *flag.FlagSet) {
+func (w *webhookTLSFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&w.clientCAFile, "webhook-client-ca-file", "",
 		"PEM bundle of the CAs whose client certificates may call the webhook server; when set, a caller without such a certificate fails the TLS handshake (give kube-apiserver the certificate through its admission kubeconfig). Read again when the file changes. Empty: any caller that reaches the port is served.")
 }

@@ -188,7 +188,7 @@ func TestWebhookClientCAFileErrors(t *testing.T) {
 		"no certs": {writeFile(t, filepath.Join(dir, "key.pem"), []byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n")), "no PEM CERTIFICATE block"},
 		"garbage":  {writeFile(t, filepath.Join(dir, "bad.crt"), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")), "certificate 1:"},
 	} {
-		_, err := parseManagerFlags([]string{"--leader-elect=false", "--namespace=x", "--webhook-client-ca-file=" + c.path}, os.Stderr)
+		_, err := parseManagerFlags([]string{"--leader-elect=false", "--namespace=x", "--webhook-client-ca-file=" + c.path})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--webhook-client-ca-file") {
 			t.Errorf("%s: %v, want an error naming the flag and containing %q", name, err, c.want)
 		}

@@ -20,7 +20,7 @@ const asPluginEnv = "APF_TEST_AS_KUBECTL_PLUGIN"
 // for the plugin, it fails rather than run the tests (which would start kubectl again).
 func TestMain(m *testing.M) {
 	if os.Getenv(asPluginEnv) != "" {
-		if !isKubectlPlugin(os.Args[0]) {
+		if !isKubectlPlugin(os.Args[0]) && !isKubectlPluginCompletion(os.Args[0]) {
 			fmt.Fprintf(os.Stderr, "invoked as %s, not taken for %s\n", os.Args[0], pluginName)
 			os.Exit(3)
 		}
@@ -32,9 +32,10 @@ func TestMain(m *testing.M) {
 // kubectl is the real kubectl of the envtest binaries.
 var kubectl = filepath.Join("bin", "k8s", "1.36.3-linux-amd64", "kubectl")
 
-// TestKubectlPlugin puts the binary on PATH as kubectl-apf (a symlink) and runs it through the
-// real kubectl: `kubectl plugin list` finds it, and `kubectl apf validate|explain|version|help`
-// reach the commands with their flags, output and exit codes.
+// TestKubectlPlugin puts the binary on PATH as kubectl-apf and kubectl_complete-apf (symlinks)
+// and runs it through the real kubectl: `kubectl plugin list` finds it, `kubectl apf
+// validate|explain|version|help` reach the commands with their flags, output and exit codes,
+// and kubectl's shell completion of `kubectl apf ...` reaches the plugin's completion.
 func TestKubectlPlugin(t *testing.T) {
 	kubectlPath, err := filepath.Abs(kubectl)
 	if err != nil {
@@ -52,6 +53,9 @@ func TestKubectlPlugin(t *testing.T) {
 	if err := os.Symlink(self, plugin); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(self, filepath.Join(dir, pluginCompletionName)); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("KUBECONFIG", filepath.Join(dir, "no-kubeconfig"))
 	t.Setenv(asPluginEnv, "1")
@@ -63,7 +67,7 @@ func TestKubectlPlugin(t *testing.T) {
 		stdout   string
 		stderrIn string
 	}{
-		{[]string{"plugin", "list"}, 0, plugin + "\n", ""},
+		{[]string{"plugin", "list"}, 0, plugin + "\n", ""}, // kubectl_complete-apf is not a plugin
 		{[]string{"apf", "validate", "-f", valid}, 0, "", "10 object(s) checked: 0 error(s), 0 warning(s)"},
 		{[]string{"apf", "validate", "-o", "github", "-f", invalid}, 1,
 			"::error file=" + invalid + ",line=10,col=3,title=RequestPriority/too-large-hand spec.handSize::Invalid value: 12",
@@ -76,6 +80,9 @@ func TestKubectlPlugin(t *testing.T) {
 		{[]string{"apf", "version"}, 0, "apf-operator ", ""},
 		{[]string{"apf"}, 0, "kubectl apf [command]", ""},
 		{[]string{"apf", "manager"}, 2, "", `unknown command "manager"`},
+		{[]string{"apf", "version", "--help"}, 0, "kubectl apf version [flags]", ""},
+		// kubectl's shell completion of `kubectl apf ver` runs kubectl_complete-apf.
+		{[]string{"__complete", "apf", "ver"}, 0, "version\tShow the build's version\n:4\n", ""},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -100,6 +107,13 @@ func TestPluginName(t *testing.T) {
 	} {
 		if got := isKubectlPlugin(arg0); got != want {
 			t.Errorf("isKubectlPlugin(%q) = %v, want %v", arg0, got, want)
+		}
+	}
+	for arg0, want := range map[string]bool{
+		"/usr/local/bin/kubectl_complete-apf": true, "kubectl_complete-apf.exe": true, "kubectl-apf": false,
+	} {
+		if got := isKubectlPluginCompletion(arg0); got != want {
+			t.Errorf("isKubectlPluginCompletion(%q) = %v, want %v", arg0, got, want)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
 	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	versioncmd "github.com/apf-operator/apf-operator/internal/cli/version"
 	"github.com/apf-operator/apf-operator/internal/version"
 )
 
@@ -29,61 +28,39 @@ manifests and on a cluster.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(
-		newManagerCommand(streams),
+		newManagerCommand(),
 		validate.NewCommand(streams),
 		explain.NewCommand(streams),
-		legacyCommand("import", "Convert kube-apiserver's native flow control objects into manifests", importer.Run),
-		legacyCommand("prune-native", "Delete the native flow control objects the operator projected (helm uninstall runs it)",
-			func(args []string, _ io.Reader, stdout, stderr io.Writer) int { return prune.Run(args, stdout, stderr) }),
-		replay.NewCommand(streams),
+		importer.NewCommand(streams),
+		prune.NewCommand(streams),
 		top.NewCommand(streams),
-		newVersionCommand(streams),
+		replay.NewCommand(streams),
+		versioncmd.NewCommand(streams),
 	)
 	return root
 }
 
-// newManagerCommand is `apf-operator manager`: the operator. Its flags are parsed by
-// parseManagerFlags, which controller-runtime's zap options bind to.
-func newManagerCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:                "manager [flags]",
-		Short:              "Run the operator (the chart's Deployment runs this)",
-		DisableFlagParsing: true,
-		RunE: func(_ *cobra.Command, args []string) error {
-			return exitCode(runManager(args, streams.ErrOut))
-		},
-	}
-}
-
-// legacyCommand wraps a command that still parses its own flags.
-func legacyCommand(name, short string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) *cobra.Command {
-	return &cobra.Command{
-		Use:                name + " [flags]",
-		Short:              short,
-		DisableFlagParsing: true,
-		RunE: func(c *cobra.Command, args []string) error {
-			return exitCode(run(args, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr()))
-		},
-	}
-}
-
-// exitCode turns a code whose message was already printed into the error Execute expects.
-func exitCode(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return &cmdutil.ExitError{Code: code}
-}
-
-// newVersionCommand is `apf-operator version`.
-func newVersionCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Show the build's version",
-		Args:  cobra.NoArgs,
+// newManagerCommand is `apf-operator manager`: the operator. Its flags keep the names the chart
+// and config/ pass; a wrong value is a usage error (exit code 2) naming the flag.
+func newManagerCommand() *cobra.Command {
+	var f *managerFlags
+	cmd := &cobra.Command{
+		Use:   "manager [flags]",
+		Short: "Run the operator (the chart's Deployment runs this)",
+		Long: `Runs the operator until SIGTERM: the reconcilers (on the leader only with --leader-elect,
+except the EventRateLimit configuration, loaded on every replica), the validating webhooks
+(every replica) and the metrics and health endpoints.`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			_, err := io.WriteString(streams.Out, version.Get().String()+"\n")
-			return err
+			if err := f.check(); err != nil {
+				return cmdutil.UsageErrorf("%v", err)
+			}
+			if err := runManager(f); err != nil {
+				return &cmdutil.ExitError{Code: cmdutil.ExitFailure} // logged by runManager
+			}
+			return nil
 		},
 	}
+	f = bindManagerFlags(cmd.Flags())
+	return cmd
 }

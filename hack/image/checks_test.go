@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"debug/buildinfo"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"log"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +137,39 @@ func checkHelp(t *testing.T, binary string) {
 			t.Errorf("the binary was built without %s (build settings %v)", want, info.Settings)
 		}
 	}
+}
+
+// checkVersion: `apf-operator version -o json` of the image's binary prints the image's version,
+// the commit and the last commit's time (SOURCE_DATE_EPOCH) as the build date.
+func checkVersion(t *testing.T, binary string) {
+	t.Helper()
+	out, err := exec.Command(binary, "version", "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("/apf-operator version -o json: %v\n%s", err, out)
+	}
+	var got struct{ GitVersion, GitCommit, BuildDate string }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("/apf-operator version -o json: %v\n%s", err, out)
+	}
+	commit := gitOutput(t, "rev-parse", "HEAD")
+	epoch, err := strconv.ParseInt(gitOutput(t, "log", "-1", "--format=%ct"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	date := time.Unix(epoch, 0).UTC().Format(time.RFC3339)
+	if got.GitVersion != appVersion(t) || got.GitCommit != commit || got.BuildDate != date {
+		t.Errorf("the image's binary says %+v; want gitVersion %s, gitCommit %s, buildDate %s", got, appVersion(t), commit, date)
+	}
+}
+
+// gitOutput runs git in the repository and returns its trimmed output.
+func gitOutput(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // checkSBOM: the SPDX document lists every module linked into the binary, at its version.

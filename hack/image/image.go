@@ -49,7 +49,7 @@ func (o Options) labels() map[string]string {
 func Build(o Options) (v1.Hash, error) {
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range o.Platforms {
-		root, err := Files(o.Repo, p, o.Labels.Version, o.Created)
+		root, err := Files(o.Repo, p, o.Labels.Version, o.Labels.Revision, o.Created)
 		if err != nil {
 			return v1.Hash{}, err
 		}

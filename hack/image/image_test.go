@@ -51,6 +51,7 @@ func TestMakeImage(t *testing.T) {
 	extract(t, images["linux/amd64"], root)
 	checkRootFS(t, root)
 	checkHelp(t, filepath.Join(root, BinaryPath))
+	checkVersion(t, filepath.Join(root, BinaryPath))
 	checkSBOM(t, root)
 	checkRefName(t, filepath.Join(dir, "extracted"), ref)
 	checkCranePush(t, filepath.Join(dir, "a", "image"), idx)

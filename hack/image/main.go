@@ -114,8 +114,9 @@ func runRootFS(args []string) error {
 	fs := flag.NewFlagSet("rootfs", flag.ContinueOnError)
 	var c commonFlags
 	c.register(fs)
-	var platform, out string
+	var platform, out, revision string
 	fs.StringVar(&platform, "platform", "linux/amd64", "os/arch of the binary")
+	fs.StringVar(&revision, "revision", "", "the git commit, stamped into the binary")
 	fs.StringVar(&out, "out", "", "directory to write the root filesystem into (created)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -130,7 +131,7 @@ func runRootFS(args []string) error {
 	if err != nil {
 		return err
 	}
-	files, err := Files(c.repo, p[0], c.version, c.created())
+	files, err := Files(c.repo, p[0], c.version, revision, c.created())
 	if err != nil {
 		return err
 	}

@@ -51,14 +51,15 @@ func baseFiles() []File {
 	}
 }
 
-// Files builds the binary for platform and returns the image's root filesystem.
-func Files(repo string, platform v1.Platform, version string, created time.Time) (RootFS, error) {
+// Files builds the binary for platform, stamped with version and revision, and returns the
+// image's root filesystem.
+func Files(repo string, platform v1.Platform, version, revision string, created time.Time) (RootFS, error) {
 	dir, err := os.MkdirTemp("", "apf-image-")
 	if err != nil {
 		return RootFS{}, err
 	}
 	defer os.RemoveAll(dir)
-	binary, err := buildBinary(repo, platform, dir)
+	binary, err := buildBinary(repo, platform, dir, Stamp{Version: version, Revision: revision, Created: created})
 	if err != nil {
 		return RootFS{}, err
 	}

@@ -24,9 +24,23 @@ type Info struct {
 	Platform   string `json:"platform"`
 }
 
+// override replaces Get's result when set (Override): golden tests print a fixed build.
+var override *Info
+
+// Override makes Get return info until restore is called. It exists for tests, whose output
+// must not depend on the toolchain or the commit.
+func Override(info Info) (restore func()) {
+	prev := override
+	override = &info
+	return func() { override = prev }
+}
+
 // Get returns the build's identity: the stamped values, else the module version and VCS revision
 // Go recorded, else "unknown".
 func Get() Info {
+	if override != nil {
+		return *override
+	}
 	info := Info{GitVersion: gitVersion, GitCommit: gitCommit, BuildDate: buildDate,
 		GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -46,6 +46,9 @@ func UsageErrorf(format string, args ...any) error {
 // Execute runs root with args and returns the process's exit code. Every error is printed
 // exactly once, to streams.ErrOut, prefixed with the command path.
 func Execute(root *cobra.Command, args []string, streams genericiooptions.IOStreams) int {
+	if args == nil {
+		args = []string{} // cobra would read os.Args for nil
+	}
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
@@ -53,7 +56,7 @@ func Execute(root *cobra.Command, args []string, streams genericiooptions.IOStre
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())}
 	})
 	cmd, err := root.ExecuteC()
 	if err == nil {

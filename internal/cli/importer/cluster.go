@@ -6,16 +6,14 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // loadCluster lists the native PriorityLevelConfiguration and FlowSchema objects of the live
 // cluster at v1.
-func loadCluster(ctx context.Context, kubeconfig string) (*Input, error) {
-	cfg, err := restConfig(kubeconfig)
+func loadCluster(ctx context.Context, getter genericclioptions.RESTClientGetter) (*Input, error) {
+	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
@@ -37,13 +35,4 @@ func loadCluster(ctx context.Context, kubeconfig string) (*Input, error) {
 		return nil, fmt.Errorf("listing FlowSchema objects (needs list on flowschemas.flowcontrol.apiserver.k8s.io): %w", err)
 	}
 	return &Input{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
-}
-
-// restConfig loads the given kubeconfig, or the default one (KUBECONFIG, in-cluster,
-// ~/.kube/config).
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig != "" {
-		return clientcmd.BuildConfigFromFlags("", kubeconfig)
-	}
-	return ctrl.GetConfig()
 }

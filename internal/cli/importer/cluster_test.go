@@ -8,6 +8,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -53,7 +54,9 @@ func TestFromCluster(t *testing.T) {
 	}
 	wantNames(t, out, "mine", "mine")
 
-	in, err := loadCluster(ctx, path)
+	config := genericclioptions.NewConfigFlags(false)
+	config.KubeConfig = &path
+	in, err := loadCluster(ctx, config)
 	if err != nil {
 		t.Fatal(err)
 	}

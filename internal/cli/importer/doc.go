@@ -7,8 +7,11 @@
 //
 // Usage:
 //
-//	apf-operator import -f PATH [-f PATH]... [--include-bootstrap]
-//	apf-operator import --from-cluster [--kubeconfig PATH] [--include-bootstrap]
+//	apf-operator import -f PATH [-f PATH]... [--include-bootstrap] [-o FORMAT]
+//	apf-operator import --from-cluster [--kubeconfig PATH] [--context NAME] [--include-bootstrap] [-o FORMAT]
+//
+// Without -o the output is commented YAML documents; -o takes kubectl's printers (yaml, json,
+// name, jsonpath=..., go-template=...) applied to one v1 List of the objects.
 //
 // A PATH is a file, a directory (recursively) or `-` for standard input, read as `validate`
 // reads manifests; documents may be objects or lists (`kubectl get flowschemas -o yaml`).

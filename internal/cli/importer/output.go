@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -73,4 +75,31 @@ func (res *Result) Report(w io.Writer) {
 	}
 	fmt.Fprintf(w, "imported %d RequestPriority and %d FlowSchema objects; %d native object(s) could not be imported exactly\n",
 		len(res.RequestPriorities), len(res.FlowSchemas), len(res.Problems))
+}
+
+// List is the imported objects as one v1 List of RequestPriority then FlowSchema objects, in
+// Write's order, for cli-runtime's printers (-o json, yaml, name, jsonpath).
+func (res *Result) List() (*unstructured.UnstructuredList, error) {
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
+	add := func(kind, name string, spec any) error {
+		m := manifest{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
+		m.Metadata.Name = name
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", kind, name, err)
+		}
+		list.Items = append(list.Items, unstructured.Unstructured{Object: obj})
+		return nil
+	}
+	for i := range res.RequestPriorities {
+		if err := add(native.KindRequestPriority, res.RequestPriorities[i].Name, &res.RequestPriorities[i].Spec); err != nil {
+			return nil, err
+		}
+	}
+	for i := range res.FlowSchemas {
+		if err := add(native.KindFlowSchema, res.FlowSchemas[i].Name, &res.FlowSchemas[i].Spec); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
 }

@@ -2,96 +2,25 @@ package importer
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 )
 
-// Exit codes of Run.
+// Exit codes of Run (cmdutil's).
 const (
-	ExitOK    = 0
-	ExitError = 1
-	ExitUsage = 2
+	ExitOK    = cmdutil.ExitOK
+	ExitError = cmdutil.ExitFailure
+	ExitUsage = cmdutil.ExitUsage
 )
 
-// usageLine is the synopsis printed with usage errors and --help.
-const usageLine = "Usage: apf-operator import (-f PATH [-f PATH]... | --from-cluster [--kubeconfig PATH]) [--include-bootstrap]\n"
-
-// options are the parsed command line.
-type options struct {
-	paths            []string
-	fromCluster      bool
-	kubeconfig       string
-	includeBootstrap bool
-}
-
-// Run executes `apf-operator import` with args (the arguments after the subcommand) and
-// returns the exit code.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o, err := parse(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "apf-operator import: %v\n%s", err, usageLine)
-		return ExitUsage
-	}
-	in, err := load(context.Background(), o, stdin)
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator import:", err)
-		return ExitError
-	}
-	res := Import(in, Options{IncludeBootstrap: o.includeBootstrap})
-	if err := Write(stdout, res); err != nil {
-		fmt.Fprintln(stderr, "apf-operator import:", err)
-		return ExitError
-	}
-	res.Report(stderr)
-	if len(res.Problems) > 0 {
-		return ExitError
-	}
-	return ExitOK
-}
-
-// parse reads the flags; paths may also follow the flags or sit between them.
-func parse(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
-	fs := flag.NewFlagSet("apf-operator import", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { usage(fs, stderr) }
-	fs.Var((*validate.PathList)(&o.paths), "f", "a file of native PriorityLevelConfiguration and FlowSchema objects, "+
-		"a directory (searched recursively) or - for standard input; repeatable")
-	fs.BoolVar(&o.fromCluster, "from-cluster", false, "read the native objects of the live cluster instead of -f")
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig for --from-cluster (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-	fs.BoolVar(&o.includeBootstrap, "include-bootstrap", false, "also import kube-apiserver's suggested objects "+
-		"(never its mandatory exempt and catch-all)")
-	for { // paths may sit between flags
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		o.paths, args = append(o.paths, fs.Arg(0)), fs.Args()[1:]
-	}
-	switch {
-	case o.fromCluster && len(o.paths) > 0:
-		return nil, errors.New("give either -f PATH or --from-cluster, not both")
-	case !o.fromCluster && len(o.paths) == 0:
-		return nil, errors.New("nothing to import: pass -f PATH (a file, a directory or -) or --from-cluster")
-	case o.kubeconfig != "" && !o.fromCluster:
-		return nil, errors.New("--kubeconfig needs --from-cluster")
-	}
-	return o, nil
-}
-
-// usage prints --help.
-func usage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprint(w, usageLine+`
-Reads kube-apiserver's native flow control objects (flowcontrol.apiserver.k8s.io v1 or v1beta3
+// long is the command's description in --help.
+const long = `Reads kube-apiserver's native flow control objects (flowcontrol.apiserver.k8s.io v1 or v1beta3
 PriorityLevelConfiguration and FlowSchema) and prints RequestPriority and FlowSchema manifests
 that classify every request the same way. kube-apiserver's mandatory objects and the objects
 the operator projected are never imported; its suggested objects only with --include-bootstrap.
@@ -100,15 +29,143 @@ FlowSchema's matchingPriority is its matchingPrecedence × 1000. What cannot be 
 (a level with limitResponse Reject and the FlowSchemas referring to it) is reported on standard
 error and left out; the exit code is then 1.
 
-Flags:
-`)
-	fs.PrintDefaults()
+Without -o the output is YAML documents, each preceded by a comment naming the native object
+it came from; -o json|yaml prints them as one v1 List, -o name their names, -o jsonpath=...
+(or go-template=...) applies the template to that List.`
+
+const example = `  # Import the native objects of a manifest file, or of standard input
+  apf-operator import -f flowschemas.yaml
+  kubectl get prioritylevelconfigurations,flowschemas -o yaml | apf-operator import -f -
+
+  # Import the live cluster's objects, of a given kubeconfig context, as JSON
+  apf-operator import --from-cluster --context prod -o json
+
+  # The names of the objects an import would create
+  apf-operator import --from-cluster -o name`
+
+// options are the parsed command line.
+type options struct {
+	paths            []string
+	fromCluster      bool
+	includeBootstrap bool
+	config           *genericclioptions.ConfigFlags
+	configSet        *pflag.FlagSet // the flags config added, to tell whether one was given
+	print            *genericclioptions.PrintFlags
+}
+
+// NewCommand returns `import`.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &options{
+		config:    genericclioptions.NewConfigFlags(true),
+		configSet: pflag.NewFlagSet("kubeconfig", pflag.ContinueOnError),
+		print:     genericclioptions.NewPrintFlags("imported"),
+	}
+	cmd := &cobra.Command{
+		Use:     "import (-f PATH [-f PATH]... | --from-cluster) [--include-bootstrap] [-o FORMAT]",
+		Short:   "Convert kube-apiserver's native flow control objects into manifests",
+		Long:    long,
+		Example: example,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.paths = append(o.paths, args...) // paths may also follow the flags
+			if err := o.check(); err != nil {
+				return err
+			}
+			return o.run(c.Context(), streams)
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringSliceVarP(&o.paths, "filename", "f", nil, "A file of native PriorityLevelConfiguration and FlowSchema objects, "+
+		"a directory (searched recursively) or - for standard input; repeatable")
+	flags.BoolVar(&o.fromCluster, "from-cluster", false, "Read the native objects of the live cluster instead of -f")
+	flags.BoolVar(&o.includeBootstrap, "include-bootstrap", false, "Also import kube-apiserver's suggested objects "+
+		"(never its mandatory exempt and catch-all)")
+	o.print.AddFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.print.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
+	o.config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
+	o.config.AddFlags(o.configSet)
+	flags.AddFlagSet(o.configSet)
+	return cmd
+}
+
+// check refuses contradictory or missing inputs (exit code 2).
+func (o *options) check() error {
+	switch {
+	case o.fromCluster && len(o.paths) > 0:
+		return cmdutil.UsageErrorf("give either -f PATH or --from-cluster, not both")
+	case !o.fromCluster && len(o.paths) == 0:
+		return cmdutil.UsageErrorf("nothing to import: pass -f PATH (a file, a directory or -) or --from-cluster")
+	case !o.fromCluster && o.configFlagGiven() != "":
+		return cmdutil.UsageErrorf("--%s needs --from-cluster", o.configFlagGiven())
+	}
+	if *o.print.OutputFormat != "" {
+		if _, err := o.print.ToPrinter(); err != nil {
+			return cmdutil.UsageErrorf("%v", err)
+		}
+	}
+	return nil
+}
+
+// configFlagGiven names the first cluster connection flag on the command line, if any.
+func (o *options) configFlagGiven() string {
+	name := ""
+	o.configSet.VisitAll(func(f *pflag.Flag) { // the command's flag set parsed them: ask each flag
+		if name == "" && f.Changed {
+			name = f.Name
+		}
+	})
+	return name
+}
+
+// run imports, prints the manifests and reports on standard error; the exit code is 1 when
+// something could not be imported exactly.
+func (o *options) run(ctx context.Context, streams genericiooptions.IOStreams) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, err := o.load(ctx, streams.In)
+	if err != nil {
+		return err
+	}
+	res := Import(in, Options{IncludeBootstrap: o.includeBootstrap})
+	if err := o.write(streams.Out, res); err != nil {
+		return err
+	}
+	res.Report(streams.ErrOut)
+	if len(res.Problems) > 0 {
+		return &cmdutil.ExitError{Code: ExitError}
+	}
+	return nil
+}
+
+// write prints the result as -o asks: the commented YAML documents by default.
+func (o *options) write(w io.Writer, res *Result) error {
+	if *o.print.OutputFormat == "" {
+		return Write(w, res)
+	}
+	printer, err := o.print.ToPrinter()
+	if err != nil {
+		return err
+	}
+	list, err := res.List()
+	if err != nil {
+		return err
+	}
+	return printer.PrintObj(list, w)
 }
 
 // load reads the native objects from the files or the cluster.
-func load(ctx context.Context, o *options, stdin io.Reader) (*Input, error) {
+func (o *options) load(ctx context.Context, stdin io.Reader) (*Input, error) {
 	if o.fromCluster {
-		return loadCluster(ctx, o.kubeconfig)
+		return loadCluster(ctx, o.config)
 	}
 	return readFiles(o.paths, stdin)
+}
+
+// Run executes `apf-operator import` with args (the arguments after the subcommand) and
+// returns the exit code, printing errors as the apf-operator binary does.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	streams := genericiooptions.IOStreams{In: stdin, Out: stdout, ErrOut: stderr}
+	root := &cobra.Command{Use: "apf-operator"}
+	root.AddCommand(NewCommand(streams))
+	return cmdutil.Execute(root, append([]string{"import"}, args...), streams)
 }

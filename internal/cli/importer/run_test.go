@@ -82,15 +82,17 @@ func TestUsage(t *testing.T) {
 		{nil, "nothing to import: pass -f PATH"},
 		{[]string{"-f", "x.yaml", "--from-cluster"}, "give either -f PATH or --from-cluster, not both"},
 		{[]string{"x.yaml", "--kubeconfig", "k"}, "--kubeconfig needs --from-cluster"},
-		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--bogus"}, "unknown flag: --bogus\nSee 'apf-operator import --help' for usage"},
+		{[]string{"x.yaml", "--context", "prod"}, "--context needs --from-cluster"},
+		{[]string{"-f", "x.yaml", "-o", "table"}, `unable to match a printer suitable for the output format "table"`},
 	} {
 		if code, out, errOut := run(t, "", c.args...); code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("Run(%q) = %d, %q; want %d and %q", c.args, code, errOut, ExitUsage, c.want)
 		}
 	}
 	code, out, errOut := run(t, "", "--help")
-	if code != ExitOK || out != "" || !strings.Contains(errOut, usageLine) || !strings.Contains(errOut, "-include-bootstrap") {
-		t.Errorf("--help: exit %d, stderr:\n%s", code, errOut)
+	if code != ExitOK || errOut != "" || !strings.Contains(out, "apf-operator import (-f PATH") || !strings.Contains(out, "--include-bootstrap") {
+		t.Errorf("--help: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 
@@ -268,5 +270,17 @@ func TestV1beta3(t *testing.T) {
 	if !strings.Contains(out, "name: default-shares\nspec:\n  assuredConcurrencyShares: 30\n") ||
 		!strings.Contains(out, "name: zero-shares\nspec:\n  assuredConcurrencyShares: 0\n") {
 		t.Errorf("shares not read as v1beta3 means them:\n%s", out)
+	}
+}
+
+// TestConnectionFlags checks that kubectl's connection flags reach the kubeconfig loader: a
+// context the kubeconfig lacks is an error naming it, before any request.
+func TestConnectionFlags(t *testing.T) {
+	kubeconfig := writeFile(t, t.TempDir(), "kubeconfig", "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "+
+		"\"https://127.0.0.1:1\"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: dev, context: {cluster: c, user: u}}]\n"+
+		"current-context: dev\n")
+	code, out, errOut := run(t, "", "--from-cluster", "--kubeconfig", kubeconfig, "--context", "prod")
+	if code != ExitError || out != "" || !strings.Contains(errOut, `context "prod" does not exist`) {
+		t.Fatalf("--context prod: exit %d, stdout %q, stderr %q; want %d and the missing context named", code, out, errOut, ExitError)
 	}
 }

@@ -9,60 +9,73 @@ package prune
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
-// Run runs the command with its arguments and returns the exit code: 0 when every owned
-// native object is gone, 1 when a deletion failed, 2 on a usage error.
-func Run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("apf-operator prune-native", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	kubeconfig := fs.String("kubeconfig", "", "Path of a kubeconfig file; empty: $KUBECONFIG, the in-cluster config, then ~/.kube/config.")
-	dryRun := fs.Bool("dry-run", false, "List what would be deleted, delete nothing.")
-	timeout := fs.Duration("timeout", time.Minute, "Give up after this long.")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: apf-operator prune-native [--kubeconfig PATH] [--dry-run]\n\n"+
-			"Deletes the native FlowSchema and PriorityLevelConfiguration objects the operator projected.\n\n")
-		fs.PrintDefaults()
+// NewCommand returns `prune-native`. It exits 0 when every owned native object is gone, 1 when
+// a deletion failed, 2 on a usage error.
+func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	config := genericclioptions.NewConfigFlags(true)
+	var dryRun bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "prune-native [--dry-run] [--kubeconfig PATH]",
+		Short: "Delete the native flow control objects the operator projected (helm uninstall runs it)",
+		Long: `Deletes the native FlowSchema and PriorityLevelConfiguration objects the operator projected
+(label app.kubernetes.io/managed-by=apf-operator and a flowcontrol.apf-operator.io/source
+annotation), FlowSchemas first, so that kube-apiserver stops enforcing a configuration nobody
+manages any more. Objects the operator does not own are never touched. The chart's post-delete
+hook runs it in the cluster (in-cluster config); it is also the way back after switching the
+manager to --enforcement=none.`,
+		Example: `  # What would be deleted in the cluster of the current context
+  apf-operator prune-native --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			k8s, err := newClient(config)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			return Prune(ctx, k8s, dryRun, streams.Out)
+		},
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
-	}
-	c, err := newClient(*kubeconfig)
-	if err != nil {
-		fmt.Fprintln(stderr, "apf-operator prune-native:", err)
-		return 1
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	if err := Prune(ctx, c, *dryRun, stdout); err != nil {
-		fmt.Fprintln(stderr, "apf-operator prune-native:", err)
-		return 1
-	}
-	return 0
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "List what would be deleted, delete nothing.")
+	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "Give up after this long.")
+	config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
+	config.AddFlags(cmd.Flags())
+	return cmd
 }
 
-func newClient(kubeconfig string) (client.Client, error) {
-	cfg, err := ctrl.GetConfig()
-	if kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
-	}
+// Run executes `apf-operator prune-native` with args and returns the exit code, printing errors
+// as the apf-operator binary does.
+func Run(args []string, stdout, stderr io.Writer) int {
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: stdout, ErrOut: stderr}
+	root := &cobra.Command{Use: "apf-operator"}
+	root.AddCommand(NewCommand(streams))
+	return cmdutil.Execute(root, append([]string{"prune-native"}, args...), streams)
+}
+
+// newClient connects with the kubeconfig flags: $KUBECONFIG or ~/.kube/config, else the
+// in-cluster config (the chart's hook Job).
+func newClient(config genericclioptions.RESTClientGetter) (client.Client, error) {
+	cfg, err := config.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}

@@ -3,6 +3,8 @@ package prune
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,7 +82,23 @@ func TestRunUsage(t *testing.T) {
 	if code := Run([]string{"--bogus"}, &out, &errOut); code != 2 {
 		t.Fatalf("Run(--bogus) = %d, want 2", code)
 	}
-	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(errOut.String(), "prune-native") {
-		t.Fatalf("Run(--help) = %d, %q", code, errOut.String())
+	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "apf-operator prune-native [--dry-run]") {
+		t.Fatalf("Run(--help) = %d, %q", code, out.String())
+	}
+}
+
+// TestRunConnectionFlags checks that kubectl's connection flags reach the kubeconfig loader: a
+// context the kubeconfig lacks is an error naming it, exit code 1, before any request.
+func TestRunConnectionFlags(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "+
+		"\"https://127.0.0.1:1\"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: dev, context: {cluster: c, user: u}}]\n"+
+		"current-context: dev\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Run([]string{"--kubeconfig", kubeconfig, "--context", "prod", "--dry-run"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), `context "prod" does not exist`) {
+		t.Fatalf("--context prod: exit %d, stderr %q; want 1 and the missing context named", code, errOut.String())
 	}
 }
