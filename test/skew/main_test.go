@@ -19,6 +19,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -30,6 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	log.SetLogger(logr.Discard()) // envtest's; the operator's log is a file per run
 	dir, err := os.MkdirTemp("", "apf-operator-skew-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "skew suite:", err)
