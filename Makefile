@@ -243,7 +243,11 @@ $(CONTROLLER_GEN):
 	hack/go-install.sh $@ sigs.k8s.io/controller-tools/cmd/controller-gen $(CONTROLLER_TOOLS_VERSION)
 $(KUSTOMIZE):
 	hack/go-install.sh $@ sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+# The Kubernetes version helm assumes without a cluster (helm template, helm lint), as helm's own
+# release build sets it from its client-go (v0.37 for v3.22.0); left unset it is 1.20, which the
+# chart's kubeVersion (>=1.29) refuses.
+HELM_KUBE_VERSION_FLAGS := $(foreach pkg,pkg/chartutil pkg/lint/rules,-X helm.sh/helm/v3/$(pkg).k8sVersionMajor=1 -X helm.sh/helm/v3/$(pkg).k8sVersionMinor=37)
 $(HELM):
-	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)"
+	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) $(HELM_KUBE_VERSION_FLAGS)"
 $(GOLANGCI_LINT):
 	hack/go-install.sh $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)
