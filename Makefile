@@ -7,6 +7,10 @@
 #   serves (no 1.37 yet), built from its Go modules by hack/build-envtest.sh (release downloads
 #   are not reachable). client-go 0.37 against a 1.36 API server is within the supported skew.
 ENVTEST_K8S_VERSION ?= 1.36.3
+# - the oldest supported kube-apiserver (docs/compatibility.md, Chart.yaml kubeVersion): the
+#   latest 1.29 patch the Go module proxy serves, built the same way; test/skew runs on it and
+#   on ENVTEST_K8S_VERSION.
+ENVTEST_OLDEST_K8S_VERSION ?= 1.29.15
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.2
 HELM_VERSION ?= v3.22.0
@@ -31,6 +35,7 @@ ENVTEST_ORIGIN := setup-envtest's store
 endif
 ENVTEST_IGNORED := $(if $(filter KUBEBUILDER_ASSETS,$(ENVTEST_ORIGIN)),,$(filter-out $(ENVTEST_BUILT),$(KUBEBUILDER_ASSETS)))
 ENVTEST_ASSETS ?= $(ENVTEST_BUILT)
+ENVTEST_OLDEST_ASSETS ?= $(LOCALBIN)/k8s/$(ENVTEST_OLDEST_K8S_VERSION)-$(GOOS)-$(GOARCH)
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
@@ -119,13 +124,16 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module) on e
 	cd test/alerts && $(GOLANGCI_LINT) run ./...
 
 .PHONY: test
-test: envtest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
-	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container)
+test: envtest envtest-oldest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
+	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container -e /test/skew)
 	@# Each alone: test/e2e checks fairness by round-trip times under overload, which other
 	@# suites' load (test/native's and test/troubleshooting's floods of kube-apiserver, test/scale)
 	@# skews on a two-core machine.
 	go test $(GOTEST_FLAGS) ./test/e2e/
 	go test $(GOTEST_FLAGS) ./test/native/
+	@# Version skew: the operator on the oldest and the newest supported kube-apiserver, one
+	@# after the other (docs/compatibility.md).
+	APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test $(GOTEST_FLAGS) ./test/skew/
 	cd examples/embed && go test $(GOTEST_FLAGS) ./...
 	cd test/sidebyside && go test $(GOTEST_FLAGS) ./...
 	@# The benchmark module's own tests (its configurations are equivalent; the table's parser).
@@ -240,14 +248,22 @@ else
 	@echo "envtest: using $$($(ENVTEST_ASSETS)/kube-apiserver --version) from $(ENVTEST_ASSETS) ($(ENVTEST_ORIGIN)); the project tests with v$(ENVTEST_K8S_VERSION)"
 endif
 
+.PHONY: envtest-oldest
+envtest-oldest: ## Build (or reuse) the oldest supported kube-apiserver, its etcd and kubectl for test/skew (about 10 minutes on two cores, cold).
+	hack/build-envtest.sh $(ENVTEST_OLDEST_K8S_VERSION) $(LOCALBIN)
+
 .PHONY: tools
-tools: envtest $(GOLANGCI_LINT) ## Build every tool.
+tools: envtest envtest-oldest $(GOLANGCI_LINT) ## Build every tool.
 
 $(CONTROLLER_GEN):
 	hack/go-install.sh $@ sigs.k8s.io/controller-tools/cmd/controller-gen $(CONTROLLER_TOOLS_VERSION)
 $(KUSTOMIZE):
 	hack/go-install.sh $@ sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+# The Kubernetes version helm assumes without a cluster (helm template, helm lint), as helm's own
+# release build sets it from its client-go (v0.37 for v3.22.0); left unset it is 1.20, which the
+# chart's kubeVersion (>=1.29) refuses.
+HELM_KUBE_VERSION_FLAGS := $(foreach pkg,pkg/chartutil pkg/lint/rules,-X helm.sh/helm/v3/$(pkg).k8sVersionMajor=1 -X helm.sh/helm/v3/$(pkg).k8sVersionMinor=37)
 $(HELM):
-	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION)"
+	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) $(HELM_KUBE_VERSION_FLAGS)"
 $(GOLANGCI_LINT):
 	hack/go-install.sh $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)

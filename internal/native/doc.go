@@ -94,10 +94,16 @@
 // # Order
 //
 // FlowSchemas in effect are ordered by (matchingPriority, name) and get distinct matching
-// precedences in [MinPrecedence, MaxPrecedence-1], after kube-apiserver's suggested schemas
-// that protect the control plane (probes, leader election, nodes, controller manager,
-// scheduler, kube-system service accounts: 2 to 900) and before its service-accounts (9000),
-// global-default (9900) and catch-all (10000). What no projected FlowSchema matches (the
+// precedences in [FirstPrecedence, MaxPrecedence-1]: after every schema of the cluster's own
+// (cluster.go: any native FlowSchema without the operator's label, as read from the cluster,
+// never a vendored list) before TailPrecedence — kube-apiserver's schemas that protect the
+// control plane (probes, leader election, nodes, controller manager, scheduler, kube-system
+// service accounts: 2 to 900 on every version from 1.29; 1.29 to 1.33 also endpoint-controller
+// at 150 and workload-leader-election at 200), a managed provider's (EKS: eks-exempt at 2,
+// eks-workload-high at 1000) and an administrator's — and before kube-apiserver's tail,
+// service-accounts (9000), global-default (9900) and catch-all (10000). FirstPrecedence is
+// MinPrecedence, or two past the last of those schemas when one reaches MinPrecedence-1 (the
+// operator's route takes the precedence in between). What no projected FlowSchema matches (the
 // requests the effective configuration sends to its backstop non-top-backstop) is left to those
 // three by default (Existing.Unmatched = UnmatchedKubeAPIServer, the manager's
 // --native-unmatched=kube-apiserver): kube-apiserver classifies it exactly as without the
@@ -125,6 +131,6 @@
 //
 // One owned native FlowSchema has no API object: the operator's own route, apf.operator
 // (operator_route.go), which takes every request of the operator's service account at
-// precedence MinPrecedence-1 onto a level kube-apiserver already has; its source is
+// precedence FirstPrecedence-1 onto a level kube-apiserver already has; its source is
 // "Operator/<namespace>/<name>".
 package native

@@ -26,6 +26,8 @@ const ExemptLevelName = flowcontrolv1.PriorityLevelConfigurationNameExempt
 // Matching precedences of projected FlowSchemas: after kube-apiserver's suggested schemas that
 // protect the control plane (at most 900) and before service-accounts (9000).
 const (
+	// MinPrecedence is the first projected precedence unless the cluster's own schemas reach
+	// MinPrecedence-1 (Existing.FirstPrecedence).
 	MinPrecedence = 1000
 	// MaxPrecedence is the backstop non-top-backstop's, projected with UnmatchedOperator only;
 	// actual FlowSchemas take the ones below.

@@ -18,9 +18,6 @@ const (
 	// OperatorRouteName is the route's native name: the "apf." form no API object's
 	// projection takes (names.go).
 	OperatorRouteName = backstopPrefix + "operator"
-	// OperatorRoutePrecedence is after kube-apiserver's control-plane schemas (2 to 900) and
-	// ahead of every projected schema (MinPrecedence and up).
-	OperatorRoutePrecedence = MinPrecedence - 1
 	// KindOperator is the source kind of the route: its source annotation is
 	// "Operator/<namespace>/<service account>".
 	KindOperator = "Operator"
@@ -65,7 +62,7 @@ func (pr *projector) projectOperatorRoute(sa *ServiceAccount, levels []flowcontr
 			strings.Join(OperatorRouteLevels, ", "))}
 		return
 	}
-	pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, operatorRoute(sa, level))
+	pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, operatorRoute(sa, level, pr.plan.FirstPrecedence-1))
 	pr.plan.OperatorRoute = Result{Projected: true, Reason: flowv1.ReasonProjected, NativeName: OperatorRouteName,
 		Message: fmt.Sprintf("the requests of %s are routed by FlowSchema %s to kube-apiserver's level %s, "+
 			"ahead of every projected schema", sa.Username(), OperatorRouteName, level)}
@@ -100,15 +97,17 @@ func operatorRouteLevel(levels []flowcontrolv1.PriorityLevelConfiguration) strin
 }
 
 // operatorRoute is the route's native FlowSchema: every request of sa, resource (every verb,
-// group, resource, namespace and cluster scope) or not (every verb and path), one flow per user.
-func operatorRoute(sa *ServiceAccount, level string) flowcontrolv1.FlowSchema {
+// group, resource, namespace and cluster scope) or not (every verb and path), one flow per user,
+// at precedence: after the cluster's own control-plane schemas and ahead of every projected one
+// (Plan.FirstPrecedence-1).
+func operatorRoute(sa *ServiceAccount, level string, precedence int32) flowcontrolv1.FlowSchema {
 	all := []string{flowcontrolv1.VerbAll}
 	return flowcontrolv1.FlowSchema{
 		TypeMeta:   typeMeta("FlowSchema"),
 		ObjectMeta: ownedMeta(OperatorRouteName, KindOperator, sa.Namespace+"/"+sa.Name),
 		Spec: flowcontrolv1.FlowSchemaSpec{
 			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: level},
-			MatchingPrecedence:         OperatorRoutePrecedence,
+			MatchingPrecedence:         precedence,
 			DistinguisherMethod:        &flowcontrolv1.FlowDistinguisherMethod{Type: flowcontrolv1.FlowDistinguisherMethodByUserType},
 			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
 				Subjects: []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindServiceAccount,

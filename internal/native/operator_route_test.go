@@ -121,7 +121,7 @@ func TestOperatorRouteLevelAndAbsence(t *testing.T) {
 // TestOperatorRouteOwnership checks that an owned route is kept while wanted and pruned when
 // not, and that a route-named object someone else owns is never touched.
 func TestOperatorRouteOwnership(t *testing.T) {
-	owned := operatorRoute(operatorSA, "workload-high")
+	owned := operatorRoute(operatorSA, "workload-high", MinPrecedence-1)
 	foreign := *owned.DeepCopy()
 	foreign.Labels = nil
 

@@ -4,10 +4,10 @@ package native
 // previous[i] is the precedence schema i had (0: none); each is kept while it still fits the
 // order with room for the schemas around it, so inserting or removing one schema changes no
 // other. The others are spread evenly over the gaps. It returns fewer than n precedences when
-// [lo, hi] is too small: the schemas past the end get none.
+// [lo, hi] is too small (none when it is empty, lo > hi): the schemas past the end get none.
 func assignPrecedences(previous []int32, lo, hi int32) []int32 {
 	n := len(previous)
-	if capacity := int(hi - lo + 1); n > capacity {
+	if capacity := max(int(hi)-int(lo)+1, 0); n > capacity {
 		n = capacity
 	}
 	out := make([]int32, n)

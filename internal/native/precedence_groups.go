@@ -38,11 +38,11 @@ func (pr *projector) placeSchemas(ordered []*flowcontrolv1.FlowSchema, sources [
 	for g, run := range groups {
 		previous[g] = pr.previousPrecedence(ordered[run.start:run.end])
 	}
-	precedences := assignPrecedences(previous, MinPrecedence, MaxPrecedence-1)
+	precedences := assignPrecedences(previous, pr.plan.FirstPrecedence, MaxPrecedence-1)
 	for g, run := range groups {
 		for i := run.start; i < run.end; i++ {
 			if g >= len(precedences) {
-				pr.plan.FlowSchemaResults[sources[i]] = exhausted(len(precedences), g)
+				pr.plan.FlowSchemaResults[sources[i]] = exhausted(pr.plan.FirstPrecedence, len(precedences), g)
 				continue
 			}
 			ordered[i].Spec.MatchingPrecedence = precedences[g]
@@ -79,9 +79,13 @@ func (pr *projector) previousPrecedence(run []*flowcontrolv1.FlowSchema) int32 {
 }
 
 // exhausted is the Result of a FlowSchema of the run at index run (0-based) when only fit
-// runs get a precedence.
-func exhausted(fit, run int) Result {
-	return Result{Reason: flowv1.ReasonPrecedenceExhausted, Message: fmt.Sprintf(
-		"not projected: only %d distinct matching priorities fit between matching precedences %d and %d, "+
-			"and %d are in effect before this one's", fit, MinPrecedence, MaxPrecedence-1, run)}
+// runs get a precedence from first on.
+func exhausted(first int32, fit, run int) Result {
+	msg := fmt.Sprintf("not projected: only %d distinct matching priorities fit between matching precedences %d and %d, "+
+		"and %d are in effect before this one's", fit, first, MaxPrecedence-1, run)
+	if first > MinPrecedence {
+		msg += fmt.Sprintf(" (the projection starts at %d, after the cluster's own FlowSchemas before %d, "+
+			"which it keeps ahead of its own)", first, TailPrecedence)
+	}
+	return Result{Reason: flowv1.ReasonPrecedenceExhausted, Message: msg}
 }

@@ -68,6 +68,9 @@ type Plan struct {
 	// OperatorRoute says whether the operator's own route (OperatorRouteName) is in the plan,
 	// and why not.
 	OperatorRoute Result
+	// FirstPrecedence is the matching precedence of the first projected FlowSchema
+	// (Existing.FirstPrecedence); the operator's route is at FirstPrecedence-1.
+	FirstPrecedence int32
 }
 
 // Project computes the projection of cfg given the native objects that exist. It does not
@@ -77,6 +80,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		plan: &Plan{
 			RequestPriorities: make(map[string]Result, len(cfg.RequestPriorityStatus)),
 			FlowSchemaResults: make(map[string]Result, len(cfg.FlowSchemaStatus)),
+			FirstPrecedence:   existing.FirstPrecedence(),
 		},
 		levelNames:     map[*effective.Priority]string{},
 		plcs:           map[string]*flowcontrolv1.PriorityLevelConfiguration{},

@@ -31,6 +31,11 @@ func (pr *projector) projectSchemas(cfg *effective.Config) {
 	if pr.unmatched != UnmatchedOperator {
 		return // kube-apiserver's own schemas classify what no projected FlowSchema matches
 	}
+	if pr.plan.FirstPrecedence >= MaxPrecedence {
+		// The cluster's own schemas reach MaxPrecedence-2 or later: the backstop would not come
+		// after them and the operator's route; those three of kube-apiserver's classify instead.
+		return
+	}
 	if fs, _ := pr.schema(cfg.CatchAll, backstopName(cfg.CatchAll.Name)); fs != nil {
 		fs.Spec.MatchingPrecedence = MaxPrecedence
 		pr.plan.FlowSchemas = append(pr.plan.FlowSchemas, *fs)
