@@ -163,13 +163,6 @@ func printedAll(words ...string) func(*testing.T, *state, result) {
 	}
 }
 
-// ranAndPrinted requires exit 0 and some output.
-func ranAndPrinted(t *testing.T, _ *state, r result) {
-	if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
-		t.Errorf("exit %d, want 0 and output:\n%s%s", r.code, r.stdout, r.stderr)
-	}
-}
-
 // headerUIDs returns the X-Kubernetes-PF-* UIDs of the last response in kubectl -v=8 output:
 // the request's own, after kubectl's discovery requests (GET /api, /apis), which carry theirs.
 func headerUIDs(t *testing.T, r result) (string, string) {
