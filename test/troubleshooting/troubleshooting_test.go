@@ -76,10 +76,10 @@ var checks = map[string]check{
 	`kubectl get prioritylevelconfigurations.flowcontrol.apiserver.k8s.io   -o custom-columns='UID:.metadata.uid,NAME:.metadata.name,SOURCE:.metadata.annotations.flowcontrol\.apf-operator\.io/source'`: func(t *testing.T, s *state, r result) {
 		wantRow(t, r, s.priorityLevelUID, "apf-tenants", "RequestPriority/tenants")
 	},
-	`apf-operator explain -f ./clusters/prod/apf/ --user alice --groups system:authenticated   --verb list --resource pods --namespace team-a          # against the manifests in Git`: func(t *testing.T, _ *state, r result) {
+	`apf-operator explain -f ./clusters/prod/apf/ --as alice --as-group system:authenticated   --verb list --resource pods --namespace team-a          # against the manifests in Git`: func(t *testing.T, _ *state, r result) {
 		wantExplained(t, r)
 	},
-	`apf-operator explain --user alice --verb get --path /healthz   # against the live cluster (kubeconfig)`: func(t *testing.T, _ *state, r result) {
+	`apf-operator explain --as alice --verb get --path /healthz     # against the live cluster (kubeconfig)`: func(t *testing.T, _ *state, r result) {
 		// kube-apiserver's probes schema (precedence 2, every authenticated user) takes /healthz
 		// ahead of the projection of tenants, which also matches it.
 		wantOutput(t, r, 0, "FlowSchema:      probes (uid ", "Priority level:  exempt (uid ", "the operator's FlowSchema "+
