@@ -70,7 +70,7 @@ func (v *FlowSchemaValidator) validate(ctx context.Context, old, obj *v1alpha1.F
 		warnings = append(warnings, nativeWarnings("FlowSchema", obj.Name, native.MatchErrors(&obj.Spec))...)
 	}
 	if peers, ok := v.Objects.(validation.SamePriority); ok && len(errs) == 0 {
-		overlaps, err := validation.OverlapWarnings(ctx, obj, peers, native.Intersect)
+		overlaps, err := validation.OverlapWarningsWithin(ctx, obj, peers, native.Intersect, validation.AdmissionOverlapPairs)
 		if err != nil {
 			return nil, lookupError(err)
 		}

@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,5 +146,29 @@ func TestOverlapWarnings(t *testing.T) {
 	// The stored version of the object under validation is not compared with itself.
 	if got, _ := validation.OverlapWarnings(context.Background(), a, set, native.Intersect); len(got) != 0 {
 		t.Errorf("OverlapWarnings of a stored object against itself = %q; want none", got)
+	}
+}
+
+// TestOverlapWarningsWithinBudget: past the admission's budget of conjunction pairs the peers
+// are not compared (the intersector is not called for them) and one warning counts them.
+func TestOverlapWarningsWithinBudget(t *testing.T) {
+	mine := schemaAt("mine", 7000, []v1.AtomicTest{eq(v1.FieldUser, "alice")})
+	var stored []*v1.FlowSchema
+	for i := range 5 {
+		stored = append(stored, schemaAt(fmt.Sprintf("peer-%d", i), 7000, []v1.AtomicTest{eq(v1.FieldUser, "alice")}))
+	}
+	set := validation.NewSet(nil, stored)
+	calls := 0
+	always := func(_, _ *v1.FlowSchemaSpec) bool { calls++; return true }
+	got, err := validation.OverlapWarningsWithin(context.Background(), mine, set, always, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 || len(got) != 4 || !strings.Contains(got[3], "2 other FlowSchema(s) at spec.matchingPriority 7000 were not checked") {
+		t.Errorf("within 3 pairs: %d comparisons, warnings %q; want 3 comparisons, 3 overlaps and one naming the 2 unchecked", calls, got)
+	}
+	calls = 0
+	if got, _ := validation.OverlapWarnings(context.Background(), mine, set, always); calls != 5 || len(got) != 5 {
+		t.Errorf("without a budget: %d comparisons, %d warnings; want 5 and 5", calls, len(got))
 	}
 }
