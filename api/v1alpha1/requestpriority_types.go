@@ -88,6 +88,14 @@ type RequestPrioritySpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000
 	BorrowingLimitPercent *int32 `json:"borrowingLimitPercent,omitempty"`
+
+	// autopilot lets the operator's leader move this level's nominal shares, within the bounds
+	// given here, toward what kube-apiserver measured the level to need (docs/autopilot.md).
+	// assuredConcurrencyShares stays the configured value and the one restored when autopilot
+	// is removed; only the native object holds the applied value. Absent: the configured
+	// shares are applied as they are. Allowed only when priorityLevel > 0.
+	// +optional
+	Autopilot *RequestPriorityAutopilot `json:"autopilot,omitempty"`
 }
 
 // RequestPriorityStatus is what the operator observed about a RequestPriority.
@@ -135,6 +143,11 @@ type RequestPriorityStatus struct {
 	// was seen, or when the operator cannot read kube-apiserver's /metrics.
 	// +optional
 	Observed *ObservedTraffic `json:"observed,omitempty"`
+
+	// autopilot is what the autopilot configured, applied and recommended for this level, and
+	// why; set only while spec.autopilot is.
+	// +optional
+	Autopilot *AutopilotStatus `json:"autopilot,omitempty"`
 }
 
 // RequestPriority is a priority level of API Priority and Fairness: requests that FlowSchemas
@@ -146,6 +159,7 @@ type RequestPriorityStatus struct {
 // +kubebuilder:printcolumn:name="Level",type=integer,JSONPath=`.spec.priorityLevel`
 // +kubebuilder:printcolumn:name="Shares",type=integer,JSONPath=`.spec.assuredConcurrencyShares`
 // +kubebuilder:printcolumn:name="Assured",type=string,JSONPath=`.status.assuredConcurrencyFraction`
+// +kubebuilder:printcolumn:name="Applied",type=integer,priority=1,JSONPath=`.status.autopilot.appliedShares`
 // +kubebuilder:printcolumn:name="Seats",type=integer,JSONPath=`.status.nativeNominalSeats`
 // +kubebuilder:printcolumn:name="Queues",type=integer,JSONPath=`.spec.queuesPerWidth`
 // +kubebuilder:printcolumn:name="Hand",type=integer,JSONPath=`.spec.handSize`

@@ -20,6 +20,13 @@ const (
 	ExecutingMetric         = Prefix + "current_executing_requests"
 	ExecutingSeatsMetric    = Prefix + "current_executing_seats"
 	WaitMetric              = Prefix + "request_wait_duration_seconds"
+	// DemandMetric is a timing-ratio histogram per level of (seats the level could use:
+	// executing plus queued) / (its nominal seats), weighted by time (nanoseconds).
+	DemandMetric = Prefix + "demand_seats"
+	// The gauges of the last 10 s adjustment period of each level's seat demand, in seats.
+	DemandHighWatermarkMetric = Prefix + "demand_seats_high_watermark"
+	DemandAverageMetric       = Prefix + "demand_seats_average"
+	DemandStdevMetric         = Prefix + "demand_seats_stdev"
 )
 
 // Label names of kube-apiserver's APF metrics.
@@ -71,11 +78,21 @@ type Histogram struct {
 	Count  float64
 }
 
+// LevelDemand is the seat demand of one level (k8s.io/apiserver's seatDemandStats).
+type LevelDemand struct {
+	// Ratio is the DemandMetric histogram: time spent at each demand / nominal seats.
+	Ratio Histogram
+	// HighWatermark, Average and Stdev are the gauges of the last adjustment period, in seats.
+	HighWatermark, Average, Stdev float64
+}
+
 // Snapshot is one read of kube-apiserver's APF metrics.
 type Snapshot struct {
 	Time   time.Time
 	Levels map[string]LevelSeats
 	Flows  map[Key]*Flow
+	// Demand is each level's seat demand; a level absent from it had no demand series.
+	Demand map[string]*LevelDemand
 }
 
 // NewSnapshot extracts the APF metrics of families, read at t.
