@@ -63,6 +63,7 @@ type managerFlags struct {
 	maxSeatLoss        int
 	nativeUnmatched    string
 	defaultsResync     time.Duration
+	autopilotInterval  time.Duration
 	exemptGroups       string
 	exemptUsers        string
 	namespace          string
@@ -130,6 +131,8 @@ func bindManagerFlags(fs *pflag.FlagSet) *managerFlags {
 		"With enforcement native, the most (0 to 90) that kube-apiserver's own priority levels may lose of their share of the server to the operator's: RequestPriority shares past that budget are refused by the webhook and not projected (docs/enforcement.md, \"Share budget\").")
 	fs.StringVar(&f.nativeUnmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
 		`With --enforcement=native, what classifies the requests no projected FlowSchema matches: "kube-apiserver" leaves them to its own service-accounts, global-default and catch-all schemas, as without the operator; "operator" projects the backstop FlowSchema non-top-backstop (precedence 8999) ahead of them.`)
+	fs.DurationVar(&f.autopilotInterval, "autopilot-interval", controllers.DefaultAutopilotInterval,
+		"With --enforcement=native, how often the leader measures kube-apiserver's demand and steps the autopilot of the RequestPriorities with spec.autopilot (docs/autopilot-loop.md); at least 15s. A change needs two agreeing intervals.")
 	fs.DurationVar(&f.defaultsResync, "defaults-resync", 10*time.Minute, "Period of the defaults reconciler's full resync.")
 	fs.StringVar(&f.exemptGroups, "exempt-groups", "system:masters",
 		"Comma-separated groups allowed to create, change or delete level-0 (exempt) RequestPriorities, FlowSchemas that refer to them, and objects named system-*; system:masters is always allowed.")
@@ -156,6 +159,10 @@ func (f *managerFlags) check() error {
 	}
 	if f.maxSeatLoss < 0 || f.maxSeatLoss > budget.MaxMaxLossPercent {
 		return fmt.Errorf("--native-max-seat-loss-percent=%d: use 0 to %d", f.maxSeatLoss, budget.MaxMaxLossPercent)
+	}
+	if f.autopilotInterval < controllers.MinAutopilotInterval {
+		return fmt.Errorf("--autopilot-interval=%s: use at least %s (each step reads kube-apiserver's /metrics; the demand of a shorter window is noise)",
+			f.autopilotInterval, controllers.MinAutopilotInterval)
 	}
 	if _, err := native.ParseUnmatched(f.nativeUnmatched); err != nil {
 		return fmt.Errorf("--native-unmatched: %w", err)
@@ -263,6 +270,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		EventRateLimit:           events,
 		EventRateLimitDeployment: f.eventRateLimitDeployment(events),
 		Operator:                 f.operatorAccount(),
+		AutopilotInterval:        f.autopilotInterval,
 	}); err != nil {
 		return fmt.Errorf("setting up the reconcilers: %w", err)
 	}

@@ -83,6 +83,9 @@ type Options struct {
 	// Operator, when set, is the operator's own service account: with enforcement native its
 	// requests get their own route ahead of every projected schema (native.OperatorRouteName).
 	Operator *native.ServiceAccount
+	// AutopilotInterval is how often the leader steps the autopilot's loop (enforcement native
+	// only); zero means DefaultAutopilotInterval, negative turns the autopilot off.
+	AutopilotInterval time.Duration
 }
 
 // SetupWithManager registers every reconciler with mgr. The cache indexes of internal/index
@@ -129,6 +132,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	if project {
 		if err := setupProjector(mgr, recorder, snaps, opts); err != nil {
+			return err
+		}
+		if err := setupAutopilot(mgr, recorder, snaps, opts); err != nil {
 			return err
 		}
 	} else if err := (&nativePruner{client: mgr.GetClient()}).setup(mgr); err != nil {

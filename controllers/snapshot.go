@@ -76,6 +76,7 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 	if natives != nil {
 		s.natives = *natives
 		s.natives.PlannedPrecedences = prev.plannedPrecedences()
+		s.natives.AutopilotShares = appliedShares(rps)
 		s.plan = native.Project(s.cfg, s.natives)
 		s.indexNatives()
 	}

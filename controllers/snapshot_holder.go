@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -315,6 +316,10 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 			if ok1 && ok2 && sameForSnapshot(o, c, specOnly) {
 				return // a resync, or a status or metadata write: the configuration is the same
 			}
+			if ok1 && ok2 && specOnly && o.GetGeneration() == c.GetGeneration() {
+				h.signal() // the autopilot's applied shares: the leader's write, not the users'
+				return
+			}
 			changed()
 		},
 		DeleteFunc: func(any) { changed() },
@@ -322,7 +327,8 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 }
 
 // sameForSnapshot reports whether an update leaves what the snapshot reads unchanged: a
-// resync; for our kinds (specOnly) the same generation; for a native object the same
+// resync; for our kinds (specOnly) the same generation and, for a RequestPriority, the same
+// autopilot shares and pool in its status (the projection applies them); for a native object the same
 // generation, labels and annotations (the projection checks its spec and ownership, not its
 // status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
 // those writes would otherwise hold the holder mid-burst until snapshotMaxDelay). A change of
@@ -335,7 +341,28 @@ func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
 	case old.GetGeneration() != cur.GetGeneration():
 		return false
 	case specOnly:
-		return true
+		return sameAutopilotShares(old, cur)
 	}
 	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
+}
+
+// sameAutopilotShares reports whether two versions of an object of ours hold the same
+// status.autopilot.{appliedShares,pool} (always true of a FlowSchema).
+func sameAutopilotShares(old, cur client.Object) bool {
+	o, ok1 := old.(*flowv1.RequestPriority)
+	c, ok2 := cur.(*flowv1.RequestPriority)
+	if !ok1 || !ok2 {
+		return true
+	}
+	oShares, oPool := autopilotRecord(o)
+	cShares, cPool := autopilotRecord(c)
+	return ptr.Equal(oShares, cShares) && oPool == cPool
+}
+
+// autopilotRecord is what the projection reads of a RequestPriority's status.autopilot.
+func autopilotRecord(rp *flowv1.RequestPriority) (*int32, string) {
+	if rp.Status.Autopilot == nil {
+		return nil, ""
+	}
+	return rp.Status.Autopilot.AppliedShares, rp.Status.Autopilot.Pool
 }

@@ -34,6 +34,10 @@ type Existing struct {
 	// Unmatched is the operator's choice (--native-unmatched) of what classifies the requests
 	// no projected FlowSchema matches; "" means UnmatchedKubeAPIServer.
 	Unmatched Unmatched
+	// AutopilotShares are the nominal shares the autopilot applies, by RequestPriority name,
+	// in place of their configured shares (the native level and the share budget use them);
+	// a RequestPriority absent from it is projected with its configured shares. Optional.
+	AutopilotShares map[string]int32
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -90,6 +94,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		budget:         shareBudget(existing),
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
+		autopilot:      existing.AutopilotShares,
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -124,6 +129,7 @@ type projector struct {
 	unmatched Unmatched
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
+	autopilot      map[string]int32 // Existing.AutopilotShares
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
@@ -179,18 +185,31 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
-	plc, err := priorityLevel(p, name)
+	applied := pr.applied(p)
+	plc, err := priorityLevel(applied, name)
 	if err != nil {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
 		return
 	}
-	if res, fits := pr.admit(p); !fits {
+	if res, fits := pr.admit(applied); !fits {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
 	pr.levelNames[p] = name
 	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
 	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, projected("PriorityLevelConfiguration", name))
+}
+
+// applied is p with the shares the autopilot applies to it, or p itself when it applies none
+// (p stays the level's identity: levelNames is keyed by it).
+func (pr *projector) applied(p *effective.Priority) *effective.Priority {
+	shares, ok := pr.autopilot[p.Name]
+	if !ok || p.Backstop {
+		return p
+	}
+	q := *p
+	q.Shares = shares
+	return &q
 }
 
 // report records a Result for an API object; backstops have none.

@@ -42,6 +42,7 @@ func exemptLevelFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) 
 		{"queueLengthLimit", spec.QueueLengthLimit != nil},
 		{"lendablePercent", spec.LendablePercent != nil},
 		{"borrowingLimitPercent", spec.BorrowingLimitPercent != nil},
+		{"autopilot", spec.Autopilot != nil},
 	} {
 		if f.set {
 			errs = append(errs, field.Forbidden(fldPath.Child(f.name), fmt.Sprintf(
@@ -63,7 +64,8 @@ func queuingFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) fiel
 	errs = append(errs, optionalInRange(spec.LendablePercent, fldPath.Child("lendablePercent"), 0, MaxLendablePercent)...)
 	errs = append(errs, optionalInRange(spec.BorrowingLimitPercent, fldPath.Child("borrowingLimitPercent"),
 		0, MaxBorrowingLimitPercent)...)
-	return append(errs, handSize(spec, fldPath)...)
+	errs = append(errs, handSize(spec, fldPath)...)
+	return append(errs, autopilotBounds(spec, fldPath)...)
 }
 
 // optionalInRange checks a field that may be absent.

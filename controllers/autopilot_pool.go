@@ -1,0 +1,89 @@
+package controllers
+
+import (
+	"sort"
+
+	"k8s.io/utils/ptr"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/autopilot"
+)
+
+// inPool reports whether a RequestPriority belongs to the autopilot's pool: spec.autopilot is
+// set on a non-exempt level with shares (validation refuses anything else; the pool ignores
+// what slipped past it).
+func inPool(rp *flowv1.RequestPriority) bool {
+	return rp.Spec.Autopilot != nil && rp.Spec.PriorityLevel > flowv1.ExemptPriorityLevel &&
+		ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0) > 0 && rp.DeletionTimestamp == nil
+}
+
+// poolShares are the configured (Git) shares of the pool's RequestPriorities, by name; nil
+// when none has autopilot.
+func poolShares(rps []flowv1.RequestPriority) map[string]int32 {
+	var out map[string]int32
+	for i := range rps {
+		if inPool(&rps[i]) {
+			if out == nil {
+				out = map[string]int32{}
+			}
+			out[rps[i].Name] = *rps[i].Spec.AssuredConcurrencyShares
+		}
+	}
+	return out
+}
+
+// poolMembers are the pool's RequestPriorities, sorted by name.
+func poolMembers(rps []flowv1.RequestPriority) []*flowv1.RequestPriority {
+	var out []*flowv1.RequestPriority
+	for i := range rps {
+		if inPool(&rps[i]) {
+			out = append(out, &rps[i])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// appliedShares are the autopilot's shares in force, by RequestPriority name, which the
+// projection applies in place of the configured ones; nil when the configured shares apply.
+// They are status.autopilot.appliedShares of every pool member, and count only when, for
+// every member at once, the status was computed for the current pool (status.autopilot.pool
+// is autopilot.Pool of the members' configured shares: any Git change of the pool voids it),
+// the applied shares lie within the member's [minShares, maxShares], and their sum is the
+// configured sum. All or nothing: the pool stays zero-sum, so every level outside it keeps
+// its nominal seats, even while the leader is half-way through writing the members' status.
+func appliedShares(rps []flowv1.RequestPriority) map[string]int32 {
+	configured := poolShares(rps)
+	if len(configured) == 0 {
+		return nil
+	}
+	pool := autopilot.Pool(configured)
+	out := make(map[string]int32, len(configured))
+	var appliedSum, configuredSum int64
+	for _, rp := range poolMembers(rps) {
+		st, bounds := rp.Status.Autopilot, rp.Spec.Autopilot
+		if st == nil || st.AppliedShares == nil || st.Pool != pool {
+			return nil
+		}
+		applied := *st.AppliedShares
+		if applied < bounds.MinShares || applied > bounds.MaxShares {
+			return nil
+		}
+		out[rp.Name] = applied
+		appliedSum += int64(applied)
+		configuredSum += int64(configured[rp.Name])
+	}
+	if appliedSum != configuredSum {
+		return nil
+	}
+	return out
+}
+
+// inForce is the shares a pool member's native level holds: applied (appliedShares) or else
+// configured.
+func inForce(applied map[string]int32, rp *flowv1.RequestPriority) int32 {
+	if v, ok := applied[rp.Name]; ok {
+		return v
+	}
+	return ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0)
+}
