@@ -97,12 +97,15 @@ func previousApplied(rp *flowv1.RequestPriority) int32 {
 // a rollback) and the start of a freeze.
 func (r *autopilotRunner) announce(rp *flowv1.RequestPriority, from, to int32, step autopilot.Step, frozeNow bool) {
 	if from != to {
-		reason, action := ReasonAutopilotApplied, "ApplyShares"
-		if step.RolledBack {
+		reason, action, why := ReasonAutopilotApplied, "ApplyShares", step.Message
+		switch {
+		case step.RolledBack:
 			reason, action = ReasonAutopilotRolledBack, "RollBackShares"
+		case !step.Changed: // not the loop's step: the applied shares no longer count
+			why = "the configured shares apply again: the pool's members or their configured shares changed in Git"
 		}
 		r.recorder.Eventf(rp, nil, corev1.EventTypeNormal, reason, action,
-			"nominal shares %d -> %d (configured %d): %s", from, to, ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0), step.Message)
+			"nominal shares %d -> %d (configured %d): %s", from, to, ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0), why)
 	}
 	if frozeNow {
 		r.recorder.Eventf(rp, nil, corev1.EventTypeWarning, ReasonAutopilotFrozen, "Freeze",

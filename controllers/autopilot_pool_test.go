@@ -1,0 +1,81 @@
+package controllers
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/autopilot"
+)
+
+// TestAppliedShares: the rule that decides whether the projection applies the autopilot's
+// shares or Git's.
+func TestAppliedShares(t *testing.T) {
+	pool := autopilot.Pool(map[string]int32{"a": 10, "b": 30})
+	with := func(rp *flowv1.RequestPriority, applied int32, pool string) flowv1.RequestPriority {
+		rp.Status.Autopilot = &flowv1.AutopilotStatus{AppliedShares: ptr.To(applied), Pool: pool}
+		return *rp
+	}
+	static := with(pooledRP("static", 300, 20, 0, 0), 99, pool) // no spec.autopilot: its status is ignored
+	cases := []struct {
+		name string
+		rps  []flowv1.RequestPriority
+		want map[string]int32
+	}{
+		{"applied", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			with(pooledRP("b", 2, 30, 5, 40), 23, pool), static}, map[string]int32{"a": 17, "b": 23}},
+		{"no pool", []flowv1.RequestPriority{static}, nil},
+		{"a member without status", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			*pooledRP("b", 2, 30, 5, 40)}, nil},
+		{"another pool (Git changed)", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			with(pooledRP("b", 2, 31, 5, 40), 23, pool)}, nil},
+		{"out of bounds", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 16), 17, pool),
+			with(pooledRP("b", 2, 30, 5, 40), 23, pool)}, nil},
+		{"half written (sum differs)", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			with(pooledRP("b", 2, 30, 5, 40), 30, pool)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := appliedShares(c.rps); !equality.Semantic.DeepEqual(got, c.want) {
+				t.Errorf("appliedShares = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestStatusKeepsAutopilot: the status reconciler rebuilds the status but carries
+// status.autopilot (the autopilot's) over unchanged.
+func TestStatusKeepsAutopilot(t *testing.T) {
+	rp := pooledRP("a", 1, 10, 5, 40)
+	rp.Status.Autopilot = &flowv1.AutopilotStatus{State: flowv1.AutopilotApplied, AppliedShares: ptr.To[int32](17), Pool: "p"}
+	want := rp.Status.Autopilot.DeepCopy()
+	got := requestPriorityStatus(rp, effective.Status{InEffect: true}, rp.CreationTimestamp)
+	if !equality.Semantic.DeepEqual(got.Autopilot, want) {
+		t.Errorf("status.autopilot became %+v, want %+v", got.Autopilot, want)
+	}
+}
+
+// TestSameForSnapshotSeesAppliedShares: a write of a RequestPriority's applied shares or pool
+// changes the snapshot (the projection applies them); another status write does not.
+func TestSameForSnapshotSeesAppliedShares(t *testing.T) {
+	old := pooledRP("a", 1, 10, 5, 40)
+	old.ResourceVersion = "1"
+	state := old.DeepCopy()
+	state.ResourceVersion, state.Status.Autopilot = "2", &flowv1.AutopilotStatus{State: flowv1.AutopilotWaiting}
+	applied := state.DeepCopy()
+	applied.ResourceVersion, applied.Status.Autopilot.AppliedShares = "3", ptr.To[int32](12)
+	pool := applied.DeepCopy()
+	pool.ResourceVersion, pool.Status.Autopilot.Pool = "4", "p"
+	for _, c := range []struct {
+		name     string
+		old, cur *flowv1.RequestPriority
+		same     bool
+	}{{"state only", old, state, true}, {"applied shares", state, applied, false}, {"pool", applied, pool, false}} {
+		if got := sameForSnapshot(c.old, c.cur, true); got != c.same {
+			t.Errorf("%s: sameForSnapshot = %v, want %v", c.name, got, c.same)
+		}
+	}
+}
