@@ -54,16 +54,24 @@ func newAutopilotHarness(t *testing.T, rps ...*flowv1.RequestPriority) *autopilo
 	for i := range rps {
 		objs[i] = rps[i]
 	}
-	h := &autopilotHarness{t: t, clock: testingclock.NewFakeClock(autopilotStart), recorder: events.NewFakeRecorder(100),
-		registry: prometheus.NewRegistry(),
-		client:   fake.NewClientBuilder().WithScheme(testScheme).WithStatusSubresource(&flowv1.RequestPriority{}).WithObjects(objs...).Build()}
-	h.api = newFakeAPIServer(func() map[string]float64 {
+	c := fake.NewClientBuilder().WithScheme(testScheme).WithStatusSubresource(&flowv1.RequestPriority{}).WithObjects(objs...).Build()
+	h := newAutopilotHarnessOn(t, c, nil)
+	h.api.nominal = func() map[string]float64 {
 		out := map[string]float64{}
 		for name, shares := range h.nativeShares() {
 			out[native.NativeName(name)] = float64(shares)
 		}
 		return out
-	})
+	}
+	return h
+}
+
+// newAutopilotHarnessOn is a harness on cluster c whose kube-apiserver gives each native
+// level the nominal seats nominal returns.
+func newAutopilotHarnessOn(t *testing.T, c client.Client, nominal func() map[string]float64) *autopilotHarness {
+	h := &autopilotHarness{t: t, clock: testingclock.NewFakeClock(autopilotStart), recorder: events.NewFakeRecorder(100),
+		registry: prometheus.NewRegistry(), client: c}
+	h.api = newFakeAPIServer(nominal)
 	h.runner = h.newRunner()
 	return h
 }
@@ -189,10 +197,15 @@ func (h *autopilotHarness) expectSteps(applied, rolledBack, held, incomplete flo
 func pressuredPool(t *testing.T) *autopilotHarness {
 	h := newAutopilotHarness(t, pooledRP("grow", 100, 10, 5, 40), pooledRP("give", 200, 30, 5, 40),
 		pooledRP("static", 300, 20, 0, 0))
+	h.pressure()
+	return h
+}
+
+// pressure sets the demand of pressuredPool.
+func (h *autopilotHarness) pressure() {
 	h.api.demand[native.NativeName("grow")] = 11.9
 	h.api.demand[native.NativeName("give")] = 5.7
 	h.api.demand[native.NativeName("static")] = 30
-	return h
 }
 
 // applyOnce runs the pressured pool to its first step: a first read, two agreeing windows.
