@@ -18,14 +18,6 @@ func shifted(sa, sb int32, rejected float64) ([]Level, Window) {
 	return []Level{a, b}, Window{Levels: map[string]Demand{"a": da, "b": db}}
 }
 
-func apply(levels []Level, applied map[string]int32) []Level {
-	out := append([]Level(nil), levels...)
-	for i := range out {
-		out[i].Shares = applied[out[i].Name]
-	}
-	return out
-}
-
 func TestLoopNeedsAgreeingWindows(t *testing.T) {
 	l := NewLoop(DefaultConfig(), Memory{})
 	levels, w := shifted(20, 20, 0)
