@@ -35,6 +35,9 @@ func (r *autopilotRunner) record(ctx context.Context, members []*flowv1.RequestP
 	for i, rp := range members {
 		desired := r.memberStatus(rp, levels[i], step, mem, now)
 		from := previousApplied(rp)
+		if from != *desired.AppliedShares {
+			desired.LastChangeTime = ptr.To(metav1.NewTime(now)) // a revert to Git is a change the loop's memory misses
+		}
 		if err := r.patchAutopilot(ctx, rp, desired); err != nil {
 			return err
 		}
