@@ -28,6 +28,9 @@ func TestAppliedShares(t *testing.T) {
 	}{
 		{"applied", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
 			with(pooledRP("b", 2, 30, 5, 40), 23, pool), static}, map[string]int32{"a": 17, "b": 23}},
+		{"an invalid member is left out", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			with(pooledRP("b", 2, 30, 5, 40), 23, pool), with(pooledRP("invalid", 3, 50, 5, 40), 40, pool)},
+			map[string]int32{"a": 17, "b": 23}},
 		{"no pool", []flowv1.RequestPriority{static}, nil},
 		{"a member without status", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
 			*pooledRP("b", 2, 30, 5, 40)}, nil},
