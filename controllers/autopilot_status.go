@@ -105,7 +105,8 @@ func (r *autopilotRunner) announce(rp *flowv1.RequestPriority, from, to int32, s
 		case step.RolledBack:
 			reason, action = ReasonAutopilotRolledBack, "RollBackShares"
 		case !step.Changed: // not the loop's step: the applied shares no longer count
-			why = "the configured shares apply again: the pool's members or their configured shares changed in Git"
+			why = "the configured shares apply again: the recorded applied shares no longer count (the pool's members, " +
+				"their configured shares or their bounds changed in Git)"
 		}
 		r.recorder.Eventf(rp, nil, corev1.EventTypeNormal, reason, action,
 			"nominal shares %d -> %d (configured %d): %s", from, to, ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0), why)
