@@ -110,6 +110,9 @@ func TestLoopSpikeRollsBackAndFreezes(t *testing.T) {
 			}
 		}
 	}
+	if s := l.Observe(t0.Add(31*time.Minute), levels, Window{Incomplete: "restart"}); s.State != v1alpha1.AutopilotFrozen || s.FrozenUntil.IsZero() {
+		t.Errorf("an incomplete window while frozen: %+v", s)
+	}
 	l.Observe(t0.Add(33*time.Minute), levels, w)
 	if s := l.Observe(t0.Add(34*time.Minute), levels, w); !s.Changed {
 		t.Errorf("no step after the freeze: %+v", s)
