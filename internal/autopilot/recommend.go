@@ -124,13 +124,14 @@ func sharesFor(cfg Config, shares int32, util float64) int32 {
 	return max(int32(v), 1)
 }
 
-// step is the most one step may move the level: max(1, shares x maxStepPercent / 100).
+// step is the most one step may move the level: max(1, shares x maxStepPercent / 100). A
+// percent above 100 (the API stops at 100) is honoured: math.MaxInt32 lifts the limit.
 func step(cfg Config, l Level) int32 {
 	pct := l.Bounds.MaxStepPercent
 	if pct <= 0 {
 		pct = cfg.DefaultMaxStepPercent
 	}
-	return max(1, int32(int64(l.Shares)*int64(pct)/100))
+	return int32(min(max(1, int64(l.Shares)*int64(pct)/100), math.MaxInt32/2))
 }
 
 // minShares is the level's lower bound, at least 1.
