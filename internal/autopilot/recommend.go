@@ -36,9 +36,10 @@ func Recommend(cfg Config, levels []Level, w Window) map[string]Recommendation {
 	for i, l := range sorted {
 		assessed[i] = assess(cfg, l, w)
 	}
-	moves := transfer(cfg, assessed)
+	moves, dropped := transfer(cfg, assessed)
 	out := make(map[string]Recommendation, len(sorted))
 	for i, a := range assessed {
+		a.dropped = dropped[i]
 		out[a.level.Name] = a.recommendation(cfg, moves[i])
 	}
 	return out
@@ -65,6 +66,8 @@ type assessment struct {
 	// want is the shares a pressured level needs or a slack level can give (before caps);
 	// amount is want after the step and the bounds.
 	want, amount int32
+	// dropped is the move the transfer offered and dropped as below MinChangePercent.
+	dropped int32
 }
 
 // assess measures one level and computes what it asks for.

@@ -202,3 +202,13 @@ func TestRecommendUnlimitedStep(t *testing.T) {
 		t.Errorf("unlimited step: %v, want a 86, b 14", got)
 	}
 }
+
+func TestWhyNamesTheDroppedMove(t *testing.T) {
+	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
+	// The "MinChangePercent drops a move" case: a was offered +2 of its 40 shares, below 4.
+	levels, w := pool(entry(step25(lvl("a", 40, 60, 0))), entry(step25(lvl("b", 10, 2, 0))), entry(step25(lvl("c", 5, 10, 0))))
+	why := Recommend(DefaultConfig(), levels, w)["a"].Why
+	if !strings.HasSuffix(why, "held: a move of 2 shares is below 10% of 40") {
+		t.Errorf("a why = %q", why)
+	}
+}
