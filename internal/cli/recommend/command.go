@@ -93,12 +93,13 @@ func (o *options) validate() error {
 	switch {
 	case o.output != "" && o.output != "yaml" && o.output != "github":
 		return cmdutil.UsageErrorf("--output %q: use yaml or github, or leave it out for the table", o.output)
-	case o.window < time.Second:
-		return cmdutil.UsageErrorf("--window %s: use at least 1s (the autopilot counts windows of 15s and more)", o.window)
+	case o.window < autopilot.DefaultConfig().MinWindow:
+		return cmdutil.UsageErrorf("--window %s: use at least %s (the autopilot's shortest window that counts)",
+			o.window, autopilot.DefaultConfig().MinWindow)
 	case !o.saved():
 		return nil
 	case len(o.metricsFrom) != len(o.metricsTo):
-		return cmdutil.UsageErrorf("--metrics-from is given %d times and --metrics-to %d: give both, once per kube-apiserver replica",
+		return cmdutil.UsageErrorf("--metrics-from names %d file(s) and --metrics-to %d: give both, once per kube-apiserver replica, in the same order",
 			len(o.metricsFrom), len(o.metricsTo))
 	case len(o.filenames) == 0:
 		return cmdutil.UsageErrorf("--metrics-from/--metrics-to need -f/--filename: the RequestPriority manifests the metrics are about")

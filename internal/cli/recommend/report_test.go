@@ -2,8 +2,12 @@ package recommend
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 )
@@ -108,5 +112,31 @@ func TestTableCells(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestSavedZeroSum runs the recommender on the saved metrics of testdata, where it moves shares,
+// and checks that the recommended shares add up to today's.
+func TestSavedZeroSum(t *testing.T) {
+	o := options{metricsFrom: []string{"testdata/from.metrics"}, metricsTo: []string{"testdata/to.metrics"},
+		filenames: []string{"testdata/manifests"}, window: 5 * time.Minute}
+	in, err := o.read(context.Background(), nil, genericiooptions.IOStreams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := autopilot.DefaultConfig()
+	recs := autopilot.Recommend(cfg, in.levels, autopilot.WindowFrom(cfg, in.prev, in.cur, names(in.levels)))
+	var today, recommended int32
+	moved := 0
+	for _, l := range in.levels {
+		today += l.Shares
+		recommended += recs[l.Name].Shares
+		if recs[l.Name].Shares != l.Shares {
+			moved++
+		}
+	}
+	if len(in.levels) != 3 || today != 80 || recommended != today || moved < 2 {
+		t.Errorf("%d levels, total %d today, %d recommended, %d moved: want 3 levels of 80 shares, the same total, 2 moved",
+			len(in.levels), today, recommended, moved)
 	}
 }
