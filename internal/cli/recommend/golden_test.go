@@ -49,6 +49,9 @@ func TestGolden(t *testing.T) {
 		"missing-file":   {"--metrics-from", "testdata/absent.metrics", "--metrics-to", "testdata/to.metrics", "--window", "5m", "-f", "testdata/manifests"},
 		"not-metrics":    {"--metrics-from", "testdata/hold.yaml", "--metrics-to", "testdata/to.metrics", "--window", "5m", "-f", "testdata/manifests"},
 		"tiny-window":    savedArgs("-f", "testdata/manifests", "--window", "10ms"),
+		"empty-pool":     savedArgs("-f", "testdata/manifests/others.yaml"),
+		"empty-pool-md":  savedArgs("-f", "testdata/manifests/others.yaml", "-o", "github"),
+		"no-rp":          savedArgs("-f", "testdata/from.metrics"),
 		"counter-reset":  {"--metrics-from", "testdata/to.metrics", "--metrics-to", "testdata/from.metrics", "--window", "5m", "-f", "testdata/manifests"},
 	}
 	for name, args := range cases {

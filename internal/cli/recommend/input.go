@@ -74,6 +74,9 @@ func (o *options) read(ctx context.Context, kube *genericclioptions.ConfigFlags,
 // readSaved reads the saved /metrics texts (summing replicas) and takes the levels from the
 // manifests.
 func (o *options) readSaved(in *input, located []validate.LocatedRequestPriority) error {
+	if len(located) == 0 {
+		return fmt.Errorf("-f %s: no RequestPriority found (a wrong path, or an overlay that renders nothing?)", strings.Join(o.filenames, ","))
+	}
 	var err error
 	if in.prev, err = readFiles("--metrics-from", o.metricsFrom, savedEpoch); err != nil {
 		return err

@@ -54,6 +54,10 @@ func (rep *report) summary() string {
 func writeTable(out io.Writer, rep *report) error {
 	fmt.Fprintln(out, rep.heading())
 	fmt.Fprintln(out)
+	if len(rep.Rows) == 0 {
+		fmt.Fprintln(out, emptyPool)
+		return writeTail(out, rep)
+	}
 	w := printers.GetNewTabWriter(out)
 	fmt.Fprintln(w, strings.Join(headers, "\t"))
 	for _, r := range rep.Rows {
@@ -63,11 +67,19 @@ func writeTable(out io.Writer, rep *report) error {
 		return err
 	}
 	fmt.Fprintln(out)
+	return writeTail(out, rep)
+}
+
+// emptyPool replaces the table when no level is in the pool.
+const emptyPool = "no RequestPriority in the pool: none is projected with shares and measured in both reads"
+
+// writeTail prints the skipped objects and the footer.
+func writeTail(out io.Writer, rep *report) error {
 	for _, s := range rep.Skipped {
 		fmt.Fprintf(out, "skipped %s: %s\n", s.Object, s.Reason)
 	}
-	fmt.Fprintf(out, "%s; %s\n", rep.summary(), rep.footer())
-	return nil
+	_, err := fmt.Fprintf(out, "%s; %s\n", rep.summary(), rep.footer())
+	return err
 }
 
 // patch is the multi-document YAML of the changed RequestPriorities: each document a partial
@@ -120,15 +132,10 @@ func (r row) partial() map[string]any {
 func writeGitHub(out io.Writer, rep *report, patch []byte) error {
 	fmt.Fprintf(out, "### apf-operator recommend: %s\n\n", rep.summary())
 	fmt.Fprintf(out, "%s.\n\n", upperFirst(rep.heading()))
-	fmt.Fprintln(out, "| "+strings.Join(mdHeaders(), " | ")+" |")
-	fmt.Fprintln(out, strings.Repeat("| --- ", len(headers))+"|")
-	for _, r := range rep.Rows {
-		cells := r.cells()
-		for i, c := range cells {
-			cells[i] = mdCell(c)
-		}
-		cells[0], cells[1] = "`"+cells[0]+"`", "`"+cells[1]+"`"
-		fmt.Fprintln(out, "| "+strings.Join(cells, " | ")+" |")
+	if len(rep.Rows) == 0 {
+		fmt.Fprintln(out, upperFirst(emptyPool)+".")
+	} else {
+		writeMarkdownTable(out, rep)
 	}
 	if len(rep.Skipped) > 0 {
 		fmt.Fprintln(out, "\nSkipped:")
@@ -141,6 +148,20 @@ func writeGitHub(out io.Writer, rep *report, patch []byte) error {
 	}
 	fmt.Fprintf(out, "\n%s.\n", upperFirst(rep.footer()))
 	return nil
+}
+
+// writeMarkdownTable prints the rows as a GitHub table.
+func writeMarkdownTable(out io.Writer, rep *report) {
+	fmt.Fprintln(out, "| "+strings.Join(mdHeaders(), " | ")+" |")
+	fmt.Fprintln(out, strings.Repeat("| --- ", len(headers))+"|")
+	for _, r := range rep.Rows {
+		cells := r.cells()
+		for i, c := range cells {
+			cells[i] = mdCell(c)
+		}
+		cells[0], cells[1] = "`"+cells[0]+"`", "`"+cells[1]+"`"
+		fmt.Fprintln(out, "| "+strings.Join(cells, " | ")+" |")
+	}
 }
 
 // mdHeaders are the table's headers in sentence case.
