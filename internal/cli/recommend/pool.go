@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -14,10 +15,10 @@ import (
 )
 
 // Step bounds of a level whose RequestPriority has no spec.autopilot: the advice is for Git,
-// not for the loop, so one recommendation may move it as far as its demand asks. 10000% keeps
-// shares x percent within int32 for the largest shares the API allows (100,000).
+// not for the loop, so one recommendation may move it as far as its demand asks
+// (math.MaxInt32 is the recommender's "no step limit").
 const (
-	unboundedStepPercent int32 = 10000
+	unboundedStepPercent int32 = math.MaxInt32
 	// apiDefaultStepPercent is spec.autopilot.maxStepPercent when absent (the API's default).
 	apiDefaultStepPercent int32 = 25
 )
