@@ -42,6 +42,7 @@ func goldenCases() []goldenCase {
 		op("root-bare"), op("root-help", "--help"), op("unknown-command", "frobnicate"), op("unknown-flag", "import", "--bogus"),
 		op("manager-help", "manager", "--help"), op("manager-bad-flag", "manager", "--enforcement", "kernel"),
 		op("import-help", "import", "--help"), op("prune-native-help", "prune-native", "--help"),
+		op("recommend-help", "recommend", "--help"), plugin("plugin-recommend-help", "recommend", "--help"),
 		op("version", "version"), op("version-flag", "--version"), op("version-json", "version", "-o", "json"),
 		op("version-yaml", "version", "-o", "yaml"), op("version-bad-output", "version", "-o", "xml"),
 		op("completion-complete", "__complete", ""), op("completion-complete-import-flags", "__complete", "import", "--f"),

@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
+	"github.com/apf-operator/apf-operator/internal/cli/recommend"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
 	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
@@ -60,6 +61,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		validate.NewCommand(streams),
 		explain.NewCommand(streams),
 		top.NewCommand(streams),
+		recommend.NewCommand(streams),
 		replay.NewCommand(streams),
 		versioncmd.NewCommand(streams),
 	)

@@ -8,6 +8,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
 	"github.com/apf-operator/apf-operator/internal/cli/prune"
+	"github.com/apf-operator/apf-operator/internal/cli/recommend"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
 	"github.com/apf-operator/apf-operator/internal/cli/top"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
@@ -34,6 +35,7 @@ manifests and on a cluster.`,
 		importer.NewCommand(streams),
 		prune.NewCommand(streams),
 		top.NewCommand(streams),
+		recommend.NewCommand(streams),
 		replay.NewCommand(streams),
 		versioncmd.NewCommand(streams),
 	)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -51,19 +50,7 @@ func newClusterSource(cfg *rest.Config) (*clusterSource, error) {
 func (c *clusterSource) server() string { return c.host }
 
 func (c *clusterSource) get(ctx context.Context, path string) ([]byte, error) {
-	// AbsPath would escape a query: it goes in as parameters.
-	path, query, _ := strings.Cut(path, "?")
-	req := c.raw.Get().AbsPath(path).SetHeader("Accept", "text/plain")
-	params, err := url.ParseQuery(query)
-	if err != nil {
-		return nil, err
-	}
-	for name, values := range params {
-		for _, v := range values {
-			req = req.Param(name, v)
-		}
-	}
-	raw, err := req.DoRaw(ctx)
+	raw, err := cmdutil.RawGet(ctx, c.raw, path)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w (top needs get on nonResourceURLs /metrics and /debug/api_priority_and_fairness/*)", path, err)
 	}

@@ -3,7 +3,6 @@ package top
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 )
@@ -28,23 +27,9 @@ func readSnapshot(ctx context.Context, srcs []source) (*apfmetrics.Snapshot, err
 	return apfmetrics.Merge(snaps...), nil
 }
 
-// readOne reads one kube-apiserver's APF metrics. kube-apiserver reads its counters while it
-// serves the request: the snapshot's time is the middle of the request.
+// readOne reads one kube-apiserver's APF metrics.
 func readOne(ctx context.Context, src source) (*apfmetrics.Snapshot, error) {
-	sent := time.Now()
-	raw, err := src.get(ctx, "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	t := sent.Add(time.Since(sent) / 2)
-	families, err := apfmetrics.Parse(raw, apfmetrics.Prefix)
-	if err != nil {
-		return nil, fmt.Errorf("parsing kube-apiserver's /metrics: %w", err)
-	}
-	if len(families[apfmetrics.NominalSeatsMetric].GetMetric()) == 0 {
-		return nil, fmt.Errorf("kube-apiserver's /metrics has no %s: is API Priority and Fairness enabled?", apfmetrics.NominalSeatsMetric)
-	}
-	return apfmetrics.NewSnapshot(families, t), nil
+	return apfmetrics.Read(ctx, src.get)
 }
 
 // collect builds the report of the window prev..cur, adding the owners, the replicas and the
