@@ -148,3 +148,66 @@ func TestMergeSumsReplicas(t *testing.T) {
 		t.Error("Merge() of nothing is not nil")
 	}
 }
+
+// demandText is the seat-demand families as kube-apiserver 1.36 writes them: a timing-ratio
+// histogram whose bucket counts are nanoseconds spent at most at each ratio (20 s in all, the
+// _sum the integral of the ratio over them), and the gauges of the last 10 s period.
+const demandText = `# HELP apiserver_flowcontrol_demand_seats [ALPHA] Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)
+# TYPE apiserver_flowcontrol_demand_seats histogram
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="0.2"} 4e+09
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="0.4"} 8e+09
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="0.6"} 1e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="0.8"} 1.2e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="1"} 1.6e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="1.2"} 1.8e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="1.4"} 1.9e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="1.7"} 1.9e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="2"} 2e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="2.8"} 2e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="4"} 2e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="6"} 2e+10
+apiserver_flowcontrol_demand_seats_bucket{priority_level="apf-tiny",le="+Inf"} 2e+10
+apiserver_flowcontrol_demand_seats_sum{priority_level="apf-tiny"} 1.5e+10
+apiserver_flowcontrol_demand_seats_count{priority_level="apf-tiny"} 2e+10
+# HELP apiserver_flowcontrol_demand_seats_high_watermark [ALPHA] High watermark, over last adjustment period, of demand_seats
+# TYPE apiserver_flowcontrol_demand_seats_high_watermark gauge
+apiserver_flowcontrol_demand_seats_high_watermark{priority_level="apf-tiny"} 4
+apiserver_flowcontrol_demand_seats_high_watermark{priority_level="no-histogram"} 9
+# TYPE apiserver_flowcontrol_demand_seats_average gauge
+apiserver_flowcontrol_demand_seats_average{priority_level="apf-tiny"} 1.5
+# TYPE apiserver_flowcontrol_demand_seats_stdev gauge
+apiserver_flowcontrol_demand_seats_stdev{priority_level="apf-tiny"} 0.5
+`
+
+func TestSnapshotDemand(t *testing.T) {
+	f, err := Parse([]byte(demandText), Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSnapshot(f, time.Now())
+	if _, ok := s.Demand["no-histogram"]; ok {
+		t.Error("a level with gauges but no demand histogram has demand")
+	}
+	d := s.Demand["apf-tiny"]
+	if d == nil {
+		t.Fatalf("no demand for apf-tiny: %v", s.Demand)
+	}
+	if d.HighWatermark != 4 || d.Average != 1.5 || d.Stdev != 0.5 {
+		t.Errorf("gauges = %+v, want 4, 1.5, 0.5", d)
+	}
+	if len(d.Ratio.Bounds) != 13 || d.Ratio.Count != 2e10 || d.Ratio.Counts[4] != 1.6e10 {
+		t.Errorf("ratio histogram = %+v", d.Ratio)
+	}
+	// p95: rank 0.95 x 2e10 = 1.9e10 ns, reached at le 1.4 (1.8e10 at 1.2): 1.2 + 0.2 x 1e9/1e9.
+	if q, ok := d.Ratio.Quantile(0.95); !ok || math.Abs(q-1.4) > 1e-9 {
+		t.Errorf("p95 ratio = %v, %v; want 1.4", q, ok)
+	}
+	m := Merge(s, s)
+	md := m.Demand["apf-tiny"]
+	if md == nil || md.Ratio.Count != 4e10 || md.Ratio.Counts[4] != 3.2e10 || md.HighWatermark != 8 || md.Average != 3 {
+		t.Errorf("merged demand = %+v", md)
+	}
+	if d.Ratio.Count != 2e10 {
+		t.Error("Merge changed its input")
+	}
+}

@@ -13,12 +13,12 @@ func (h Histogram) Plus(o Histogram) Histogram {
 }
 
 // Merge sums snapshots of several kube-apiserver replicas read at about the same time: seats,
-// counters and gauges add up, histograms merge. Its time is the mean of theirs. Nil for none.
+// counters and gauges add up, histograms merge (the demand histograms and gauges too). Its time is the mean of theirs. Nil for none.
 func Merge(snaps ...*Snapshot) *Snapshot {
 	if len(snaps) == 0 {
 		return nil
 	}
-	out := &Snapshot{Levels: map[string]LevelSeats{}, Flows: map[Key]*Flow{}}
+	out := &Snapshot{Levels: map[string]LevelSeats{}, Flows: map[Key]*Flow{}, Demand: map[string]*LevelDemand{}}
 	var sum time.Duration
 	for _, s := range snaps {
 		sum += s.Time.Sub(snaps[0].Time)
@@ -37,6 +37,9 @@ func Merge(snaps ...*Snapshot) *Snapshot {
 				o.Rejected[reason] += v
 			}
 			o.Wait = o.Wait.Plus(f.Wait)
+		}
+		for level, d := range s.Demand {
+			out.Demand[level] = out.Demand[level].plus(d)
 		}
 	}
 	out.Time = snaps[0].Time.Add(sum / time.Duration(len(snaps)))

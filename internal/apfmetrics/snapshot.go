@@ -109,6 +109,7 @@ func NewSnapshot(f Families, t time.Time) *Snapshot {
 	each(f[ExecutingSeatsMetric], func(k Key, m *dto.Metric) { s.flow(k).ExecutingSeats += Value(m) })
 	each(f[RejectedMetric], func(k Key, m *dto.Metric) { s.flow(k).Rejected[Label(m, ReasonLabel)] += Value(m) })
 	each(f[WaitMetric], func(k Key, m *dto.Metric) { s.flow(k).Wait.add(m.GetHistogram()) })
+	s.Demand = demandOf(f)
 	return s
 }
 
