@@ -72,8 +72,8 @@ func assess(cfg Config, l Level, w Window) assessment {
 	a := assessment{level: l}
 	d, ok := w.Levels[l.Name]
 	a.demand = d
-	if !ok || d.NominalSeats <= 0 || l.Shares <= 0 {
-		return a
+	if !ok || !(d.NominalSeats > 0) || !(d.Seats >= 0) || math.IsInf(d.Seats+d.NominalSeats, 0) || l.Shares <= 0 {
+		return a // not measured (or not a measurement: NaN, infinite, negative): held
 	}
 	a.measured = true
 	a.seats = d.Seats * inflation(cfg, d)
