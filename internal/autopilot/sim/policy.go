@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apf-operator/apf-operator/internal/autopilot"
@@ -42,6 +44,8 @@ type policy struct {
 	kind Policy
 	cfg  autopilot.Config
 	loop *autopilot.Loop
+	// trace records each window's decision (Result.Trace).
+	trace []string
 }
 
 func newLoop(p Policy, cfg autopilot.Config) *autopilot.Loop {
@@ -71,10 +75,24 @@ func (p *policy) decide(now time.Time, levels []autopilot.Level, w autopilot.Win
 		return out, false
 	case ClosedLoop:
 		step := p.loop.Observe(now, levels, w)
+		p.trace = append(p.trace, traceLine(now, levels, w, step))
 		if !step.Changed {
 			return nil, false
 		}
 		return step.Applied, step.RolledBack
 	}
 	return nil, false
+}
+
+// traceLine is one window of the closed loop's trace: the shares in force, each level's seat
+// demand quantile over its nominal seats and rejections, and the loop's state.
+func traceLine(now time.Time, levels []autopilot.Level, w autopilot.Window, step autopilot.Step) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", now.Sub(Epoch))
+	for _, l := range levels {
+		d := w.Levels[l.Name]
+		fmt.Fprintf(&b, " %s=%d(%.0f/%.0f,%.0f rej)", l.Name, l.Shares, d.Seats, d.NominalSeats, d.Rejected)
+	}
+	fmt.Fprintf(&b, " %s: %s", step.State, step.Message)
+	return b.String()
 }

@@ -29,6 +29,8 @@ type Result struct {
 	// PoolSumKept is true when, at every window's end, the pool's applied shares summed to its
 	// configured ones; OtherSeatsKept when every level outside the pool kept its nominal seats.
 	PoolSumKept, OtherSeatsKept bool
+	// Trace is the closed loop's decision at every window's end (empty for other policies).
+	Trace []string
 
 	initialSeats []int
 }

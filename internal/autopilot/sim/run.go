@@ -369,6 +369,7 @@ func (r *runner) finishRun() (*Result, error) {
 			return nil, fmt.Errorf("scenario %s, policy %s, draining: %w", r.sc.Name, r.res.Policy, err)
 		}
 	}
+	r.res.Trace = r.policy.trace
 	for i, name := range r.names {
 		a := &r.total.levels[i]
 		p99, _ := waitQuantile(a.waits, 0.99)

@@ -49,20 +49,21 @@ func scenario(name, description string, seed uint64, tenants ...LevelSpec) Scena
 		Levels: append(standIns(), tenants...)}
 }
 
-// Scenarios returns the documented scenarios.
+// Scenarios returns the documented scenarios. A tenant's seat demand is its rate times the 4 s
+// mean service time: 0.4 requests/s keep 1.6 seats busy on average, of its 10 nominal seats.
 func Scenarios() []Scenario {
 	return []Scenario{
-		scenario("diurnal", "tenant-a and tenant-b follow one-hour sine cycles in antiphase (1.6 ± 1.2 requests/s of 4 s each), tenant-c is steady (0.75/s)", 1,
+		scenario("diurnal", "tenant-a and tenant-b follow one-hour sine cycles in antiphase (1.6 ± 1.2 requests/s of 4 s each: 1.6 to 11.2 busy seats), tenant-c is steady (0.4/s)", 1,
 			tenant("tenant-a", 400, Sine(1.6, 1.2, time.Hour, 0), 2.8),
 			tenant("tenant-b", 410, Sine(1.6, 1.2, time.Hour, math.Pi), 2.8),
-			tenant("tenant-c", 420, Constant(0.75), 0.75)),
-		scenario("growing tenant", "tenant-b grows linearly from 1 to 3.5 requests/s (of 4 s each) over the two hours; tenant-a (1.25/s) and tenant-c (0.75/s) are steady", 2,
-			tenant("tenant-a", 400, Constant(1.25), 1.25),
+			tenant("tenant-c", 420, Constant(0.4), 0.4)),
+		scenario("growing tenant", "tenant-b grows linearly from 1 to 3.5 requests/s (of 4 s each: 4 to 14 busy seats) over the two hours; tenant-a (0.5/s) and tenant-c (0.4/s) are steady", 2,
+			tenant("tenant-a", 400, Constant(0.5), 0.5),
 			tenant("tenant-b", 410, Linear(1, 3.5, simDuration), 3.5),
-			tenant("tenant-c", 420, Constant(0.75), 0.75)),
-		scenario("burst", "tenant-c jumps from 0.8 to 4 requests/s (5x, of 4 s each) for 10 minutes from 75 min; tenant-a (1.25/s) and tenant-b (1/s) are steady", 3,
-			tenant("tenant-a", 400, Constant(1.25), 1.25),
-			tenant("tenant-b", 410, Constant(1), 1),
+			tenant("tenant-c", 420, Constant(0.4), 0.4)),
+		scenario("burst", "tenant-c jumps from 0.8 to 4 requests/s (5x, of 4 s each: 16 busy seats) for 10 minutes from 75 min; tenant-a (0.5/s) and tenant-b (0.4/s) are steady", 3,
+			tenant("tenant-a", 400, Constant(0.5), 0.5),
+			tenant("tenant-b", 410, Constant(0.4), 0.4),
 			tenant("tenant-c", 420, Burst(0.8, 5, 75*time.Minute, 10*time.Minute), 4)),
 	}
 }
