@@ -99,7 +99,8 @@ func (r *requests) settle() error {
 		if released == 0 && pending == 0 {
 			return nil // nothing can wait in a queue
 		}
-		if released == 0 {
+		// The first look skips the engine's state: the goroutines just woken have rarely run yet.
+		if released == 0 && i > 0 {
 			st := r.eng.State()
 			r.mu.Lock()
 			same := pending == r.pending && running == r.running && released == r.released

@@ -11,8 +11,8 @@ import (
 )
 
 var (
-	update = flag.Bool("update", false, "rewrite the table in docs/autopilot-simulation.md")
-	trace  = flag.String("trace", "", "log the closed loop's decision at every window of this scenario")
+	update    = flag.Bool("update", false, "rewrite the table in docs/autopilot-simulation.md")
+	looptrace = flag.String("looptrace", "", "log the closed loop's decision at every window of this scenario")
 )
 
 const (
@@ -48,7 +48,7 @@ func TestSimulationTable(t *testing.T) {
 	}
 	for _, sr := range results {
 		checkScenario(t, sr)
-		if sr.Scenario.Name == *trace {
+		if sr.Scenario.Name == *looptrace {
 			for _, line := range sr.Runs[len(sr.Runs)-1].Trace {
 				t.Log(line)
 			}
