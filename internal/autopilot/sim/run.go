@@ -293,14 +293,18 @@ func (r *runner) endWindow(at time.Duration) error {
 	return r.apply(next, rolledBack)
 }
 
-// checkInvariants records whether the pool's applied shares still sum to its configured ones
-// and every level outside the pool keeps its initial nominal seats.
+// checkInvariants records whether the pool's shares in the engine's configuration still sum
+// to its configured ones and every level outside the pool keeps its initial nominal seats.
 func (r *runner) checkInvariants(nominal []int) {
+	inForce := map[string]int32{}
+	for _, p := range r.eng.Config().Priorities {
+		inForce[p.Name] = p.Shares
+	}
 	var applied, configured int32
 	for i := range r.sc.Levels {
 		l := &r.sc.Levels[i]
 		if l.Autopilot != nil {
-			applied += r.applied[l.Name]
+			applied += inForce[l.Name]
 			configured += l.Shares
 		} else if nominal[i] != r.res.initialSeats[i] {
 			r.res.OtherSeatsKept = false
@@ -370,6 +374,13 @@ func (r *runner) finishRun() (*Result, error) {
 		}
 	}
 	r.res.Trace = r.policy.trace
+	ended := 0
+	for i := range r.names {
+		ended += r.total.levels[i].dispatched + r.total.levels[i].rejected
+	}
+	if ended != int(r.nextID) {
+		return nil, fmt.Errorf("scenario %s, policy %s: %d requests arrived, %d were dispatched or rejected", r.sc.Name, r.res.Policy, r.nextID, ended)
+	}
 	for i, name := range r.names {
 		a := &r.total.levels[i]
 		p99, _ := waitQuantile(a.waits, 0.99)
