@@ -10,7 +10,6 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch/dispatchtest"
-	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 )
@@ -339,15 +338,13 @@ func (r *runner) apply(next map[string]int32, rolledBack bool) error {
 	if err != nil {
 		return err
 	}
-	r.updateEngine(cfg)
+	r.eng.Update(cfg)
 	r.res.Steps++
 	if rolledBack {
 		r.res.Rollbacks++
 	}
 	return r.settleAndCollect()
 }
-
-func (r *runner) updateEngine(cfg *effective.Config) { r.eng.Update(cfg) }
 
 // finishRun lets the requests still in flight end (each request that arrived during the run
 // is counted, whatever the time it ends) and summarises the run.
