@@ -165,3 +165,17 @@ func TestLoopForgetsAnotherPool(t *testing.T) {
 		t.Fatalf("rollback: %+v", s)
 	}
 }
+
+func TestMemoryRoundTrip(t *testing.T) {
+	mem := Memory{LastGood: map[string]int32{"a": 20, "b": 20}, LastChange: t0, FrozenUntil: t0.Add(time.Hour)}
+	l := NewLoop(DefaultConfig(), mem)
+	mem.LastGood["a"] = 99 // the caller's map is not the loop's
+	got := l.Memory()
+	if got.LastGood["a"] != 20 || !got.LastChange.Equal(t0) || !got.FrozenUntil.Equal(t0.Add(time.Hour)) {
+		t.Errorf("memory = %+v", got)
+	}
+	got.LastGood["b"] = 99
+	if l.Memory().LastGood["b"] != 20 {
+		t.Error("Memory() returned the loop's own map")
+	}
+}
