@@ -212,3 +212,23 @@ func TestWhyNamesTheDroppedMove(t *testing.T) {
 		t.Errorf("a why = %q", why)
 	}
 }
+
+// The diurnal simulation's stuck pool (docs/autopilot-simulation.md): b, at 30 shares, is far
+// above its seats, a at 71 shares is slack, c is within the band. b asks for
+// ceil(30 x 2.06 / 0.7) - 30 = 59 shares, its step is 30 x 25% = 7; a can give
+// 71 - ceil(71 x 0.282 / 0.7) = 42, its step 17. The transfer is min(7, 17) = 7, which is
+// 9.9% of a's 71 shares: below MinChangePercent. When b rejected requests the move is made
+// anyway; when it did not, it is dropped as before (and with it the whole transfer).
+func TestRejectionsBypassMinChange(t *testing.T) {
+	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
+	for _, tc := range []struct {
+		rejected float64
+		a, b     int32
+	}{{rejected: 30, a: 64, b: 37}, {rejected: 0, a: 71, b: 30}} {
+		levels, w := pool(entry(step25(lvl("a", 71, 20, 0))), entry(step25(lvl("b", 30, 60, tc.rejected))), entry(step25(lvl("c", 19, 13.3, 0))))
+		got := shares(Recommend(DefaultConfig(), levels, w))
+		if got["a"] != tc.a || got["b"] != tc.b || got["c"] != 19 {
+			t.Errorf("b rejecting %v: %v, want a %d, b %d, c 19", tc.rejected, got, tc.a, tc.b)
+		}
+	}
+}

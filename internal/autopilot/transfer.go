@@ -6,7 +6,9 @@ import "sort"
 // levels gain what the slack levels give, min(total need, total give), each side split in
 // proportion to what its levels ask (largest remainder, ties by name). A move smaller than
 // Config.MinChangePercent of a level's shares is dropped, the level leaves the transfer and
-// the split is made again, so the moves always sum to zero.
+// the split is made again, so the moves always sum to zero; except in a transfer that gives
+// shares to a level that rejected requests: rejections are not noise, and a donor with many
+// shares must not keep them from a receiver with few because its give is a small part of them.
 //
 // dropped holds, for each level whose move was dropped, the move it was offered.
 func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
@@ -17,6 +19,9 @@ func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
 	dropped = make([]int32, len(assessed))
 	for {
 		moves = split(assessed, amounts)
+		if relievesRejections(assessed, moves) {
+			return moves, dropped
+		}
 		again := false
 		for i, m := range moves {
 			if m != 0 && tooSmall(cfg, assessed[i].level.Shares, m) {
@@ -28,6 +33,16 @@ func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
 			return moves, dropped
 		}
 	}
+}
+
+// relievesRejections reports whether moves give shares to a level that rejected requests.
+func relievesRejections(assessed []assessment, moves []int32) bool {
+	for i, a := range assessed {
+		if moves[i] > 0 && a.demand.Rejected > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tooSmall reports whether moving shares by m is below Config.MinChangePercent of them.

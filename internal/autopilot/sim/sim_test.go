@@ -92,11 +92,7 @@ func checkScenario(t *testing.T, sr ScenarioResults) {
 // knownWorse lists the scenarios where the closed loop, with DefaultConfig, rejects more
 // than the static configuration, and why (docs/autopilot-simulation.md says so too). The
 // check fails as soon as a scenario no longer does, so that the exception goes.
-var knownWorse = map[string]string{
-	"diurnal": "a slack level's give smaller than MinChangePercent of its shares is dropped, and with it " +
-		"the whole transfer: a pressured level with few shares, whose step is small, then gets nothing " +
-		"from a donor with many (stuck from 1h38 with tenant-b at 30 shares rejecting, tenant-a at 71 slack)",
-}
+var knownWorse = map[string]string{}
 
 // TestDeterministic runs one scenario's closed loop twice: the same seed gives the same result.
 func TestDeterministic(t *testing.T) {
