@@ -179,3 +179,32 @@ func TestMemoryRoundTrip(t *testing.T) {
 		t.Error("Memory() returned the loop's own map")
 	}
 }
+
+// A third level that enters and leaves the band does not reset the confirmation of the two
+// that need to trade: a (u 1.8) and b (u 0.2) ask the same in both windows, c is within the
+// band (u 0.7) in the first and under pressure (u 0.95) in the second, so it is held. a gains
+// max(1, 20 x 25%) = 5 shares, b gives 5 (it could give 20 - ceil(20 x 0.2 / 0.7) = 14).
+func TestLoopConfirmsPerLevel(t *testing.T) {
+	l := NewLoop(DefaultConfig(), Memory{})
+	window := func(cSeats float64) ([]Level, Window) {
+		levels, w := shifted(20, 20, 0)
+		c, dc := lvl("c", 20, cSeats, 0)
+		c.Bounds.MaxStepPercent = 25
+		w.Levels["c"] = dc
+		return append(levels, c), w
+	}
+	levels, w := window(14)
+	if s := l.Observe(t0, levels, w); s.Changed {
+		t.Fatalf("window 1 changed: %+v", s)
+	}
+	levels, w = window(19)
+	s := l.Observe(t0.Add(time.Minute), levels, w)
+	if !s.Changed || s.Applied["a"] != 25 || s.Applied["b"] != 15 || s.Applied["c"] != 20 {
+		t.Fatalf("window 2: %+v", s)
+	}
+	// What the window alone recommends (status.autopilot.recommendedShares) still counts c:
+	// a and c ask 5 each (their steps), b gives 5, split 2.5 / 2.5, the odd share to a.
+	if r := s.Recommended["c"]; r.Shares != 22 {
+		t.Errorf("c's recommendation = %d shares, want 22: %s", r.Shares, r.Why)
+	}
+}

@@ -30,17 +30,50 @@ func DefaultConfig() Config {
 // hold. Levels missing from the window are held. It does not keep state: the loop adds
 // confirmation and rollback.
 func Recommend(cfg Config, levels []Level, w Window) map[string]Recommendation {
+	return recommend(cfg, assessAll(cfg, levels, w), nil)
+}
+
+// assessAll assesses every level, sorted by name.
+func assessAll(cfg Config, levels []Level, w Window) []assessment {
 	sorted := append([]Level(nil), levels...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	assessed := make([]assessment, len(sorted))
 	for i, l := range sorted {
 		assessed[i] = assess(cfg, l, w)
 	}
+	return assessed
+}
+
+// recommend makes the pool's transfer between the assessed levels, the levels in held (not
+// yet confirmed by the loop) taking no part in it.
+func recommend(cfg Config, assessed []assessment, held map[string]bool) map[string]Recommendation {
+	assessed = append([]assessment(nil), assessed...)
+	for i := range assessed {
+		if held[assessed[i].level.Name] {
+			assessed[i].amount, assessed[i].unconfirmed = 0, true
+		}
+	}
 	moves, dropped := transfer(cfg, assessed)
-	out := make(map[string]Recommendation, len(sorted))
+	out := make(map[string]Recommendation, len(assessed))
 	for i, a := range assessed {
 		a.dropped = dropped[i]
 		out[a.level.Name] = a.recommendation(cfg, moves[i])
+	}
+	return out
+}
+
+// asks is the direction each level asks to move on its own measurement (pressured or slack
+// with shares to gain or give), whatever the rest of the pool can do: what the loop confirms.
+func asks(assessed []assessment) map[string]Direction {
+	out := map[string]Direction{}
+	for _, a := range assessed {
+		switch {
+		case a.amount <= 0:
+		case a.band == pressured:
+			out[a.level.Name] = Up
+		case a.band == slack:
+			out[a.level.Name] = Down
+		}
 	}
 	return out
 }
@@ -68,6 +101,8 @@ type assessment struct {
 	want, amount int32
 	// dropped is the move the transfer offered and dropped as below MinChangePercent.
 	dropped int32
+	// unconfirmed is true when the loop held the level: its ask is not confirmed yet.
+	unconfirmed bool
 }
 
 // assess measures one level and computes what it asks for.
