@@ -97,7 +97,7 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected fl
 	need := max(l.cfg.Confirmations, 1)
 	held := map[string]bool{}
 	for _, a := range assessed {
-		if l.agreed[a.level.Name] < need || l.observed < 2 {
+		if _, asks := asked[a.level.Name]; asks && (l.agreed[a.level.Name] < need || l.observed < 2) {
 			held[a.level.Name] = true
 		}
 	}

@@ -99,6 +99,9 @@ type assessment struct {
 	// want is the shares a pressured level needs or a slack level can give (before caps);
 	// amount is want after the step and the bounds.
 	want, amount int32
+	// lent is what a level within the band holds above its configured shares (step-capped):
+	// it returns it to pressured levels below theirs (reclaim, transfer.go).
+	lent int32
 	// dropped is the move the transfer offered and dropped as below MinChangePercent.
 	dropped int32
 	// unconfirmed is true when the loop held the level: its ask is not confirmed yet.
@@ -128,6 +131,9 @@ func assess(cfg Config, l Level, w Window) assessment {
 		a.amount = min(a.want, step(cfg, l))
 	default:
 		a.band = inBand
+		if l.ConfiguredShares > 0 && l.Shares > l.ConfiguredShares {
+			a.lent = min(l.Shares-max(l.ConfiguredShares, minShares(l)), step(cfg, l))
+		}
 	}
 	return a
 }
