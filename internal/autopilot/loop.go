@@ -20,8 +20,10 @@ type Memory struct {
 	LastChange, FrozenUntil time.Time
 }
 
-// Loop is the closed loop: it turns a sequence of windows into steps, applying a
-// recommendation only after Config.Confirmations agreeing windows, one step per window, and
+// Loop is the closed loop: it turns a sequence of windows into steps, moving a level only
+// after Config.Confirmations consecutive windows in which it asked for the same direction
+// (a step in between does not reset the count: the window after it is a new measurement),
+// one step per window, and
 // rolling back to the last good shares (then freezing) on a rejection spike after a step. A
 // new Loop (a new leader) starts unconfirmed, so it changes nothing in its first windows.
 type Loop struct {
@@ -107,7 +109,6 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected fl
 		st.State, st.Message = l.confirming(asked, need)
 		return st
 	}
-	l.unconfirm()
 	l.mem.LastGood = maps.Clone(st.Applied)
 	l.mem.LastChange = now
 	l.checking, l.rejectedBefore = true, rejected

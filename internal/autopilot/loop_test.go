@@ -35,16 +35,28 @@ func TestLoopNeedsAgreeingWindows(t *testing.T) {
 	if m.LastGood["a"] != 20 || m.LastGood["b"] != 20 || !m.LastChange.Equal(t0.Add(time.Minute)) {
 		t.Errorf("memory after the step = %+v", m)
 	}
-	// One step per window, and the next step needs two new agreeing windows.
-	levels, w = shifted(25, 15, 0)
-	if s = l.Observe(t0.Add(2*time.Minute), levels, w); s.Changed {
-		t.Errorf("a second step right after the first: %+v", s)
-	}
-	// a: need ceil(25 x 1.8 / 0.7) - 25 = 40, step max(1, 25 x 25%) = 6. b: gives
+	// The window after the step, measured at the new shares, still asks +a -b: with the
+	// window before the step, that is two agreeing windows, so the loop steps again (one step
+	// per window). a: need ceil(25 x 1.8 / 0.7) - 25 = 40, step max(1, 25 x 25%) = 6. b: gives
 	// 15 - ceil(15 x 0.2 / 0.7) = 10, step max(1, 3) = 3. Transfer 3: a 28, b 12.
-	if s = l.Observe(t0.Add(3*time.Minute), levels, w); !s.Changed || s.Applied["a"] != 28 || s.Applied["b"] != 12 {
+	levels, w = shifted(25, 15, 0)
+	if s = l.Observe(t0.Add(2*time.Minute), levels, w); !s.Changed || s.Applied["a"] != 28 || s.Applied["b"] != 12 {
 		t.Errorf("second step: %+v", s.Applied)
 	}
+	// A reversed ask restarts the count: b now under pressure, a slack; nothing moves.
+	rl, rw := shifted(28, 12, 0)
+	rw.Levels["a"], rw.Levels["b"] = rw.Levels["b"], rw.Levels["a"]
+	rw.Levels["a"], rw.Levels["b"] = scaled(rw.Levels["a"], 28), scaled(rw.Levels["b"], 12)
+	if s = l.Observe(t0.Add(3*time.Minute), rl, rw); s.Changed {
+		t.Errorf("changed on the first reversed window: %+v", s)
+	}
+}
+
+// scaled is d measured on nominal seats (same utilisation).
+func scaled(d Demand, nominal float64) Demand {
+	u := d.Seats / d.NominalSeats
+	d.NominalSeats, d.Seats, d.Peak = nominal, u*nominal, u*nominal
+	return d
 }
 
 func TestLoopDisagreementAndIncompleteReset(t *testing.T) {
