@@ -23,9 +23,9 @@ type Memory struct {
 // Loop is the closed loop: it turns a sequence of windows into steps, moving a level only
 // after Config.Confirmations consecutive windows in which it asked for the same direction
 // (a step in between does not reset the count: the window after it is a new measurement),
-// one step per window, and
-// rolling back to the last good shares (then freezing) on a rejection spike after a step. A
-// new Loop (a new leader) starts unconfirmed, so it changes nothing in its first windows.
+// one step per window, and rolling back to the last good shares (then freezing) on a
+// rejection spike after a step. A new Loop (a new leader) starts unconfirmed, so it changes
+// nothing in its first windows.
 type Loop struct {
 	cfg Config
 	mem Memory
@@ -85,8 +85,9 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 	return l.decide(now, st, assessed, rejected)
 }
 
-// decide confirms each level's ask and, once a pressured and a slack level are confirmed,
-// applies the transfer between the confirmed levels (the others held). Confirming per level,
+// decide confirms each level's ask and applies the transfer between the confirmed levels
+// (and the levels within the band returning lent shares); unconfirmed askers are held out of
+// it. Confirming per level,
 // not the whole pool's set of moves, keeps a third level that enters or leaves the band from
 // resetting the confirmation of the two that need to trade.
 func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected float64) Step {

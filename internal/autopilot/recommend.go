@@ -51,7 +51,7 @@ func recommend(cfg Config, assessed []assessment, held map[string]bool) map[stri
 	assessed = append([]assessment(nil), assessed...)
 	for i := range assessed {
 		if held[assessed[i].level.Name] {
-			assessed[i].amount, assessed[i].unconfirmed = 0, true
+			assessed[i].amount, assessed[i].lent = 0, 0
 		}
 	}
 	moves, dropped := transfer(cfg, assessed)
@@ -105,8 +105,6 @@ type assessment struct {
 	lent int32
 	// dropped is the move the transfer offered and dropped as below MinChangePercent.
 	dropped int32
-	// unconfirmed is true when the loop held the level: its ask is not confirmed yet.
-	unconfirmed bool
 }
 
 // assess measures one level and computes what it asks for.

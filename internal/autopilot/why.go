@@ -92,8 +92,6 @@ func (a assessment) figures(cfg Config) string {
 func (a assessment) heldBecause(cfg Config, otherwise string) string {
 	l := a.level
 	switch {
-	case a.unconfirmed:
-		return "the closed loop waits for another window asking the same"
 	case a.want == 0 && a.band == pressured:
 		return fmt.Sprintf("its demand fits its %d shares at utilisation %.2f", l.Shares, cfg.TargetUtilisation)
 	case a.want == 0:
