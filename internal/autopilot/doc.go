@@ -7,7 +7,8 @@
 // The algorithm, its arithmetic and its references are in docs/autopilot.md. In short: the
 // levels with autopilot form a pool whose total shares never change, so every other level
 // (kube-apiserver's, the control plane's) keeps exactly its nominal seats; inside the pool,
-// shares move from levels whose measured demand leaves them slack to levels under pressure,
+// shares move from levels whose measured demand leaves them slack to levels under pressure
+// (and back to a level under pressure below its configured shares from one above its own),
 // each bounded, stepped, confirmed over several windows, and held inside a dead band
 // (hysteresis) so the loop settles.
 package autopilot

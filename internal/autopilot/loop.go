@@ -20,19 +20,23 @@ type Memory struct {
 	LastChange, FrozenUntil time.Time
 }
 
-// Loop is the closed loop: it turns a sequence of windows into steps, applying a
-// recommendation only after Config.Confirmations agreeing windows, one step per window, and
-// rolling back to the last good shares (then freezing) on a rejection spike after a step. A
-// new Loop (a new leader) starts unconfirmed, so it changes nothing in its first windows.
+// Loop is the closed loop: it turns a sequence of windows into steps, moving a level only
+// after Config.Confirmations consecutive windows in which it asked for the same direction
+// (a step in between does not reset the count: the window after it is a new measurement),
+// one step per window, and rolling back to the last good shares (then freezing) on a
+// rejection spike after a step. A new Loop (a new leader) starts unconfirmed, so it changes
+// nothing in its first windows.
 type Loop struct {
 	cfg Config
 	mem Memory
 	// observed counts the complete windows this Loop has seen: the first never changes
 	// anything, whatever Config.Confirmations says.
 	observed int
-	// agreed counts the consecutive complete windows that recommended directions.
-	agreed     int
-	directions map[string]Direction
+	// asked is the direction each level asked for in the last complete window, agreed how
+	// many consecutive complete windows it has asked for it: a level's move is confirmed, and
+	// takes part in the transfer, once agreed reaches Config.Confirmations.
+	asked  map[string]Direction
+	agreed map[string]int
 	// checking is true from a step until the next complete window, which is compared with
 	// rejectedBefore (the pool's rejections in the window that led to the step).
 	checking       bool
@@ -63,7 +67,8 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 		return st
 	}
 	l.observed++
-	st.Recommended = Recommend(l.cfg, levels, w)
+	assessed := assessAll(l.cfg, levels, w)
+	st.Recommended = recommend(l.cfg, assessed, nil)
 	rejected := poolRejections(levels, w)
 	if l.checking {
 		l.checking = false
@@ -77,42 +82,73 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 		st.FrozenUntil = l.mem.FrozenUntil
 		return st
 	}
-	return l.decide(now, st, rejected)
+	return l.decide(now, st, assessed, rejected)
 }
 
-// decide confirms the window's recommendation and applies it once enough windows agree.
-func (l *Loop) decide(now time.Time, st Step, rejected float64) Step {
-	dirs := directionsOf(st.Recommended)
-	if len(dirs) == 0 {
-		l.unconfirm()
+// decide confirms each level's ask and applies the transfer between the confirmed levels
+// (and the levels within the band returning lent shares); unconfirmed askers are held out of
+// it. Confirming per level,
+// not the whole pool's set of moves, keeps a third level that enters or leaves the band from
+// resetting the confirmation of the two that need to trade.
+func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected float64) Step {
+	asked := asks(assessed)
+	l.confirm(asked)
+	if len(asked) == 0 {
 		st.State, st.Message = v1alpha1.AutopilotHolding, "the applied shares fit the measured demand"
 		return st
 	}
-	if maps.Equal(dirs, l.directions) {
-		l.agreed++
-	} else {
-		l.agreed, l.directions = 1, dirs
-	}
 	need := max(l.cfg.Confirmations, 1)
-	if l.agreed < need || l.observed < 2 {
-		st.State = v1alpha1.AutopilotConfirming
-		st.Message = fmt.Sprintf("%d of %d windows agree on %s", l.agreed, need, describe(dirs))
-		if l.observed < 2 && l.agreed >= need {
-			st.Message = "first window since the loop started: " + describe(dirs) + " waits for a second"
+	held := map[string]bool{}
+	for _, a := range assessed {
+		if _, asks := asked[a.level.Name]; asks && (l.agreed[a.level.Name] < need || l.observed < 2) {
+			held[a.level.Name] = true
 		}
+	}
+	recs := recommend(l.cfg, assessed, held)
+	moved := directionsOf(recs)
+	if len(moved) == 0 {
+		st.State, st.Message = l.confirming(asked, need)
 		return st
 	}
-	l.unconfirm()
 	l.mem.LastGood = maps.Clone(st.Applied)
 	l.mem.LastChange = now
 	l.checking, l.rejectedBefore = true, rejected
-	for name, r := range st.Recommended {
+	for name, r := range recs {
 		st.Applied[name] = r.Shares
 	}
 	st.Changed = true
 	st.State = v1alpha1.AutopilotApplied
-	st.Message = fmt.Sprintf("applied after %d agreeing windows: %s", need, describe(dirs))
+	st.Message = fmt.Sprintf("applied after %d agreeing windows: %s", need, describe(moved))
 	return st
+}
+
+// confirm counts, per level, the consecutive windows asking for the same direction.
+func (l *Loop) confirm(asked map[string]Direction) {
+	agreed := make(map[string]int, len(asked))
+	for name, d := range asked {
+		agreed[name] = 1
+		if l.asked[name] == d {
+			agreed[name] = l.agreed[name] + 1
+		}
+	}
+	l.asked, l.agreed = asked, agreed
+}
+
+// confirming is the state and message when no confirmed level moved: some asks wait for
+// more windows, or the confirmed ones cannot trade (no confirmed level on the other side, or
+// the transfer was below MinChangePercent).
+func (l *Loop) confirming(asked map[string]Direction, need int) (string, string) {
+	if l.observed < 2 {
+		return v1alpha1.AutopilotConfirming, "first window since the loop started: " + describe(asked) + " waits for a second"
+	}
+	least := need
+	for name := range asked {
+		least = min(least, l.agreed[name])
+	}
+	if least >= need {
+		return v1alpha1.AutopilotHolding, "no move between the confirmed levels: " + describe(asked) + " (see each level's why)"
+	}
+	return v1alpha1.AutopilotConfirming, fmt.Sprintf("%d of %d windows agree on %s", least, need, describe(asked))
 }
 
 // notePool forgets what belonged to another pool when the configured shares changed.
@@ -170,7 +206,7 @@ func (l *Loop) frozenUntil(now time.Time) time.Time {
 }
 
 // unconfirm forgets the agreeing windows.
-func (l *Loop) unconfirm() { l.agreed, l.directions = 0, nil }
+func (l *Loop) unconfirm() { l.asked, l.agreed = nil, nil }
 
 // Memory returns the state to persist after a step.
 func (l *Loop) Memory() Memory {

@@ -35,16 +35,28 @@ func TestLoopNeedsAgreeingWindows(t *testing.T) {
 	if m.LastGood["a"] != 20 || m.LastGood["b"] != 20 || !m.LastChange.Equal(t0.Add(time.Minute)) {
 		t.Errorf("memory after the step = %+v", m)
 	}
-	// One step per window, and the next step needs two new agreeing windows.
-	levels, w = shifted(25, 15, 0)
-	if s = l.Observe(t0.Add(2*time.Minute), levels, w); s.Changed {
-		t.Errorf("a second step right after the first: %+v", s)
-	}
-	// a: need ceil(25 x 1.8 / 0.7) - 25 = 40, step max(1, 25 x 25%) = 6. b: gives
+	// The window after the step, measured at the new shares, still asks +a -b: with the
+	// window before the step, that is two agreeing windows, so the loop steps again (one step
+	// per window). a: need ceil(25 x 1.8 / 0.7) - 25 = 40, step max(1, 25 x 25%) = 6. b: gives
 	// 15 - ceil(15 x 0.2 / 0.7) = 10, step max(1, 3) = 3. Transfer 3: a 28, b 12.
-	if s = l.Observe(t0.Add(3*time.Minute), levels, w); !s.Changed || s.Applied["a"] != 28 || s.Applied["b"] != 12 {
+	levels, w = shifted(25, 15, 0)
+	if s = l.Observe(t0.Add(2*time.Minute), levels, w); !s.Changed || s.Applied["a"] != 28 || s.Applied["b"] != 12 {
 		t.Errorf("second step: %+v", s.Applied)
 	}
+	// A reversed ask restarts the count: b now under pressure, a slack; nothing moves.
+	rl, rw := shifted(28, 12, 0)
+	rw.Levels["a"], rw.Levels["b"] = rw.Levels["b"], rw.Levels["a"]
+	rw.Levels["a"], rw.Levels["b"] = scaled(rw.Levels["a"], 28), scaled(rw.Levels["b"], 12)
+	if s = l.Observe(t0.Add(3*time.Minute), rl, rw); s.Changed {
+		t.Errorf("changed on the first reversed window: %+v", s)
+	}
+}
+
+// scaled is d measured on nominal seats (same utilisation).
+func scaled(d Demand, nominal float64) Demand {
+	u := d.Seats / d.NominalSeats
+	d.NominalSeats, d.Seats, d.Peak = nominal, u*nominal, u*nominal
+	return d
 }
 
 func TestLoopDisagreementAndIncompleteReset(t *testing.T) {
@@ -177,5 +189,34 @@ func TestMemoryRoundTrip(t *testing.T) {
 	got.LastGood["b"] = 99
 	if l.Memory().LastGood["b"] != 20 {
 		t.Error("Memory() returned the loop's own map")
+	}
+}
+
+// A third level that enters and leaves the band does not reset the confirmation of the two
+// that need to trade: a (u 1.8) and b (u 0.2) ask the same in both windows, c is within the
+// band (u 0.7) in the first and under pressure (u 0.95) in the second, so it is held. a gains
+// max(1, 20 x 25%) = 5 shares, b gives 5 (it could give 20 - ceil(20 x 0.2 / 0.7) = 14).
+func TestLoopConfirmsPerLevel(t *testing.T) {
+	l := NewLoop(DefaultConfig(), Memory{})
+	window := func(cSeats float64) ([]Level, Window) {
+		levels, w := shifted(20, 20, 0)
+		c, dc := lvl("c", 20, cSeats, 0)
+		c.Bounds.MaxStepPercent = 25
+		w.Levels["c"] = dc
+		return append(levels, c), w
+	}
+	levels, w := window(14)
+	if s := l.Observe(t0, levels, w); s.Changed {
+		t.Fatalf("window 1 changed: %+v", s)
+	}
+	levels, w = window(19)
+	s := l.Observe(t0.Add(time.Minute), levels, w)
+	if !s.Changed || s.Applied["a"] != 25 || s.Applied["b"] != 15 || s.Applied["c"] != 20 {
+		t.Fatalf("window 2: %+v", s)
+	}
+	// What the window alone recommends (status.autopilot.recommendedShares) still counts c:
+	// a and c ask 5 each (their steps), b gives 5, split 2.5 / 2.5, the odd share to a.
+	if r := s.Recommended["c"]; r.Shares != 22 {
+		t.Errorf("c's recommendation = %d shares, want 22: %s", r.Shares, r.Why)
 	}
 }

@@ -26,21 +26,55 @@ func DefaultConfig() Config {
 
 // Recommend sizes every level of the pool from one window: levels under pressure gain the
 // shares that bring them to Config.TargetUtilisation, taken from slack levels without taking
-// them below theirs; the pool's total shares do not change; per-level bounds and step limits
-// hold. Levels missing from the window are held. It does not keep state: the loop adds
+// them below theirs, or returned to them by levels within the band holding more than their
+// configured shares while they hold less than theirs; the pool's total shares do not change;
+// per-level bounds and step limits hold. Levels missing from the window are held. It does not keep state: the loop adds
 // confirmation and rollback.
 func Recommend(cfg Config, levels []Level, w Window) map[string]Recommendation {
+	return recommend(cfg, assessAll(cfg, levels, w), nil)
+}
+
+// assessAll assesses every level, sorted by name.
+func assessAll(cfg Config, levels []Level, w Window) []assessment {
 	sorted := append([]Level(nil), levels...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	assessed := make([]assessment, len(sorted))
 	for i, l := range sorted {
 		assessed[i] = assess(cfg, l, w)
 	}
+	return assessed
+}
+
+// recommend makes the pool's transfer between the assessed levels, the levels in held (not
+// yet confirmed by the loop) taking no part in it.
+func recommend(cfg Config, assessed []assessment, held map[string]bool) map[string]Recommendation {
+	assessed = append([]assessment(nil), assessed...)
+	for i := range assessed {
+		if held[assessed[i].level.Name] {
+			assessed[i].amount, assessed[i].lent = 0, 0
+		}
+	}
 	moves, dropped := transfer(cfg, assessed)
-	out := make(map[string]Recommendation, len(sorted))
+	out := make(map[string]Recommendation, len(assessed))
 	for i, a := range assessed {
 		a.dropped = dropped[i]
 		out[a.level.Name] = a.recommendation(cfg, moves[i])
+	}
+	return out
+}
+
+// asks is the direction each level asks to move on its own measurement (pressured or slack
+// with shares to gain or give), whatever the rest of the pool can do: what the loop confirms.
+func asks(assessed []assessment) map[string]Direction {
+	out := map[string]Direction{}
+	for _, a := range assessed {
+		switch {
+		case a.amount <= 0:
+		case a.band == pressured:
+			out[a.level.Name] = Up
+		case a.band == slack:
+			out[a.level.Name] = Down
+		}
 	}
 	return out
 }
@@ -66,6 +100,9 @@ type assessment struct {
 	// want is the shares a pressured level needs or a slack level can give (before caps);
 	// amount is want after the step and the bounds.
 	want, amount int32
+	// lent is what a level within the band holds above its configured shares (step-capped):
+	// it returns it to pressured levels below theirs (reclaim, transfer.go).
+	lent int32
 	// dropped is the move the transfer offered and dropped as below MinChangePercent.
 	dropped int32
 }
@@ -93,6 +130,9 @@ func assess(cfg Config, l Level, w Window) assessment {
 		a.amount = min(a.want, step(cfg, l))
 	default:
 		a.band = inBand
+		if l.ConfiguredShares > 0 && l.Shares > l.ConfiguredShares {
+			a.lent = min(l.Shares-max(l.ConfiguredShares, minShares(l)), step(cfg, l))
+		}
 	}
 	return a
 }

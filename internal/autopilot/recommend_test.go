@@ -212,3 +212,48 @@ func TestWhyNamesTheDroppedMove(t *testing.T) {
 		t.Errorf("a why = %q", why)
 	}
 }
+
+// The diurnal simulation's stuck pool (docs/autopilot-simulation.md): b, at 30 shares, is far
+// above its seats, a at 71 shares is slack, c is within the band. b asks for
+// ceil(30 x 2.06 / 0.7) - 30 = 59 shares, its step is 30 x 25% = 7; a can give
+// 71 - ceil(71 x 0.282 / 0.7) = 42, its step 17. The transfer is min(7, 17) = 7, which is
+// 9.9% of a's 71 shares: below MinChangePercent. When b rejected requests the move is made
+// anyway; when it did not, it is dropped as before (and with it the whole transfer).
+func TestRejectionsBypassMinChange(t *testing.T) {
+	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
+	for _, tc := range []struct {
+		rejected float64
+		a, b     int32
+	}{{rejected: 30, a: 64, b: 37}, {rejected: 0, a: 71, b: 30}} {
+		levels, w := pool(entry(step25(lvl("a", 71, 20, 0))), entry(step25(lvl("b", 30, 60, tc.rejected))), entry(step25(lvl("c", 19, 13.3, 0))))
+		got := shares(Recommend(DefaultConfig(), levels, w))
+		if got["a"] != tc.a || got["b"] != tc.b || got["c"] != 19 {
+			t.Errorf("b rejecting %v: %v, want a %d, b %d, c 19", tc.rejected, got, tc.a, tc.b)
+		}
+	}
+}
+
+// Reclaim: b (configured 40, holds 30) is under pressure (u 1.5), a (configured 40, holds 60)
+// and c (configured 20, holds 20) are within the band (u 0.7): no level is slack. b asks
+// ceil(30 x 1.5 / 0.7) - 30 = 35, step 25% of 30 = 7, and is owed 40 - 30 = 10: it takes 7.
+// a lent 60 - 40 = 20 (step 15): it returns 7 (11.7% of 60, above MinChangePercent). c holds
+// no more than its configured shares and keeps them. With a configured at 60, a lent nothing:
+// nothing moves.
+func TestRecommendReclaimsLentShares(t *testing.T) {
+	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
+	for _, tc := range []struct {
+		aConfigured, a, b int32
+	}{{aConfigured: 40, a: 53, b: 37}, {aConfigured: 60, a: 60, b: 30}} {
+		a, da := step25(lvl("a", 60, 42, 0))
+		b, db := step25(lvl("b", 30, 45, 0))
+		c, dc := step25(lvl("c", 20, 14, 0))
+		a.ConfiguredShares, b.ConfiguredShares, c.ConfiguredShares = tc.aConfigured, 40, 20
+		recs := Recommend(DefaultConfig(), []Level{a, b, c}, Window{Levels: map[string]Demand{"a": da, "b": db, "c": dc}})
+		if got := shares(recs); got["a"] != tc.a || got["b"] != tc.b || got["c"] != 20 {
+			t.Errorf("a configured %d: %v, want a %d, b %d, c 20", tc.aConfigured, got, tc.a, tc.b)
+		}
+		if tc.a != 60 && !strings.Contains(recs["a"].Why, "-7 shares returned to levels under pressure below their configured shares (it holds 60, Git gives it 40)") {
+			t.Errorf("a's why = %q", recs["a"].Why)
+		}
+	}
+}

@@ -6,21 +6,27 @@ import "sort"
 // levels gain what the slack levels give, min(total need, total give), each side split in
 // proportion to what its levels ask (largest remainder, ties by name). A move smaller than
 // Config.MinChangePercent of a level's shares is dropped, the level leaves the transfer and
-// the split is made again, so the moves always sum to zero.
+// the split is made again, so the moves always sum to zero; except in a transfer that gives
+// shares to a level that rejected requests: rejections are not noise, and a donor with many
+// shares must not keep them from a receiver with few because its give is a small part of them.
 //
 // dropped holds, for each level whose move was dropped, the move it was offered.
 func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
-	amounts := make([]int32, len(assessed))
+	amounts, lent := make([]int32, len(assessed)), make([]int32, len(assessed))
 	for i, a := range assessed {
-		amounts[i] = a.amount
+		amounts[i], lent[i] = a.amount, a.lent
 	}
 	dropped = make([]int32, len(assessed))
 	for {
 		moves = split(assessed, amounts)
+		reclaim(assessed, amounts, lent, moves)
+		if relievesRejections(assessed, moves) {
+			return moves, dropped
+		}
 		again := false
 		for i, m := range moves {
 			if m != 0 && tooSmall(cfg, assessed[i].level.Shares, m) {
-				amounts[i], dropped[i] = 0, m
+				amounts[i], lent[i], dropped[i] = 0, 0, m
 				again = true
 			}
 		}
@@ -28,6 +34,52 @@ func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
 			return moves, dropped
 		}
 	}
+}
+
+// reclaim adds to moves what the pressured levels below their configured shares take back
+// from the levels within the band that hold more than theirs: the rest of their need (within
+// their step, up to their configured shares) against what those lent, split as in split.
+// Git's configured shares are each level's due when levels compete: a level lends what it
+// does not use, and gets it back when it needs it, even from a level that now uses it; it
+// never takes more than its configured shares this way, so two levels cannot take the same
+// shares back and forth.
+func reclaim(assessed []assessment, amounts, lent, moves []int32) {
+	owed := make([]int32, len(assessed))
+	var up, down []int
+	var need, give int64
+	for i, a := range assessed {
+		l := a.level
+		switch {
+		case a.band == pressured && amounts[i] > 0 && l.Shares < l.ConfiguredShares:
+			owed[i] = min(l.ConfiguredShares-l.Shares, amounts[i]) - moves[i]
+			if owed[i] > 0 {
+				up, need = append(up, i), need+int64(owed[i])
+			}
+		case a.band == inBand && lent[i] > 0:
+			owed[i] = lent[i]
+			down, give = append(down, i), give+int64(owed[i])
+		}
+	}
+	total := min(need, give)
+	if total == 0 {
+		return
+	}
+	for i, v := range largestRemainder(total, up, owed) {
+		moves[i] += v
+	}
+	for i, v := range largestRemainder(total, down, owed) {
+		moves[i] -= v
+	}
+}
+
+// relievesRejections reports whether moves give shares to a level that rejected requests.
+func relievesRejections(assessed []assessment, moves []int32) bool {
+	for i, a := range assessed {
+		if moves[i] > 0 && a.demand.Rejected > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tooSmall reports whether moving shares by m is below Config.MinChangePercent of them.

@@ -13,10 +13,11 @@ type Config struct {
 	// HighWater and LowWater bound the dead band: a level is under pressure above HighWater
 	// (or when it rejected requests), slack below LowWater, and left alone between them.
 	HighWater, LowWater float64
-	// MinChangePercent is the smallest change of a level's shares worth making, in percent.
+	// MinChangePercent is the smallest change of a level's shares worth making, in percent
+	// (not applied to a transfer that gives shares to a level that rejected requests).
 	MinChangePercent float64
-	// Confirmations is how many consecutive complete windows must recommend a change in the
-	// same direction before the loop applies it.
+	// Confirmations is how many consecutive complete windows a level must ask to move in the
+	// same direction before the loop moves it.
 	Confirmations int
 	// MinWindow is the shortest window whose measurements count.
 	MinWindow time.Duration
