@@ -37,9 +37,12 @@ type Loop struct {
 	// takes part in the transfer, once agreed reaches Config.Confirmations.
 	asked  map[string]Direction
 	agreed map[string]int
-	// checking is true from a step until the next complete window, which is compared with
-	// rejectedBefore (the pool's rejections in the window that led to the step).
+	// checking is true from a step until the next complete window, whose rejections at the
+	// step's donors (the levels it lowered) are compared with rejectedBefore, theirs in the
+	// window that led to the step. Only a donor can be hurt by a step: a level it raised
+	// rejects more only because its demand grew, which a rollback would make worse.
 	checking       bool
+	donors         []string
 	rejectedBefore float64
 	// pool is the Pool of the configured shares last observed: when Git changes them, what
 	// the loop learnt (confirmations, the step to check, the last good shares) no longer holds.
@@ -69,10 +72,9 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 	l.observed++
 	assessed := assessAll(l.cfg, levels, w)
 	st.Recommended = recommend(l.cfg, assessed, nil)
-	rejected := poolRejections(levels, w)
 	if l.checking {
 		l.checking = false
-		if l.spike(rejected) {
+		if rejected := rejectionsOf(l.donors, w); l.spike(rejected) {
 			return l.rollback(now, st, rejected)
 		}
 	}
@@ -82,7 +84,7 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 		st.FrozenUntil = l.mem.FrozenUntil
 		return st
 	}
-	return l.decide(now, st, assessed, rejected)
+	return l.decide(now, st, assessed, w)
 }
 
 // decide confirms each level's ask and applies the transfer between the confirmed levels
@@ -90,7 +92,7 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 // it. Confirming per level,
 // not the whole pool's set of moves, keeps a third level that enters or leaves the band from
 // resetting the confirmation of the two that need to trade.
-func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected float64) Step {
+func (l *Loop) decide(now time.Time, st Step, assessed []assessment, w Window) Step {
 	asked := asks(assessed)
 	l.confirm(asked)
 	if len(asked) == 0 {
@@ -112,10 +114,15 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, rejected fl
 	}
 	l.mem.LastGood = maps.Clone(st.Applied)
 	l.mem.LastChange = now
-	l.checking, l.rejectedBefore = true, rejected
+	l.donors = l.donors[:0]
 	for name, r := range recs {
+		if r.Shares < st.Applied[name] {
+			l.donors = append(l.donors, name)
+		}
 		st.Applied[name] = r.Shares
 	}
+	sort.Strings(l.donors)
+	l.checking, l.rejectedBefore = true, rejectionsOf(l.donors, w)
 	st.Changed = true
 	st.State = v1alpha1.AutopilotApplied
 	st.Message = fmt.Sprintf("applied after %d agreeing windows: %s", need, describe(moved))
@@ -166,7 +173,7 @@ func (l *Loop) notePool(levels []Level) {
 	l.pool = p
 }
 
-// spike reports whether the pool's rejections after a step are a spike it may have caused.
+// spike reports whether the donors' rejections after a step are a spike it may have caused.
 func (l *Loop) spike(rejected float64) bool {
 	return rejected > l.cfg.SpikeRejections && rejected > l.cfg.SpikeFactor*l.rejectedBefore
 }
@@ -187,8 +194,8 @@ func (l *Loop) rollback(now time.Time, st Step, rejected float64) Step {
 	l.mem.FrozenUntil = now.Add(l.cfg.Freeze)
 	st.FrozenUntil = l.mem.FrozenUntil
 	st.State = v1alpha1.AutopilotFrozen
-	st.Message = fmt.Sprintf("rejection spike after the last step (%.0f rejected in the pool, %.0f in the window before it): last good shares restored, frozen until %s",
-		rejected, l.rejectedBefore, st.FrozenUntil.UTC().Format(time.RFC3339))
+	st.Message = fmt.Sprintf("rejection spike after the last step at the levels it lowered (%s: %.0f rejected, %.0f in the window before it): last good shares restored, frozen until %s",
+		strings.Join(l.donors, ", "), rejected, l.rejectedBefore, st.FrozenUntil.UTC().Format(time.RFC3339))
 	return st
 }
 
@@ -239,11 +246,11 @@ func sharesOf(levels []Level) map[string]int32 {
 	return out
 }
 
-// poolRejections sums the pool's rejected requests in the window.
-func poolRejections(levels []Level, w Window) float64 {
+// rejectionsOf sums the rejected requests of the named levels in the window.
+func rejectionsOf(names []string, w Window) float64 {
 	var sum float64
-	for _, l := range levels {
-		sum += w.Levels[l.Name].Rejected
+	for _, name := range names {
+		sum += w.Levels[name].Rejected
 	}
 	return sum
 }

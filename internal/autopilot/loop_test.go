@@ -103,8 +103,9 @@ func TestLoopSpikeRollsBackAndFreezes(t *testing.T) {
 	if !s.Changed {
 		t.Fatalf("no step: %+v", s)
 	}
-	// After the step, 60 rejections: > 50 and > 2 x 10.
-	after, aw := shifted(s.Applied["a"], s.Applied["b"], 60)
+	// After the step, 60 rejections at b, which it lowered: > 50 and > 2 x 0 (a donor has
+	// none when it gives: a rejecting level is under pressure).
+	after, aw := donorRejects(60)(shifted(s.Applied["a"], s.Applied["b"], 10))
 	s = l.Observe(t0.Add(2*time.Minute), after, aw)
 	if !s.RolledBack || !s.Changed || s.Applied["a"] != 20 || s.Applied["b"] != 20 || s.State != v1alpha1.AutopilotFrozen {
 		t.Fatalf("spike: %+v", s)
@@ -136,10 +137,36 @@ func TestLoopNoSpikeBelowThresholds(t *testing.T) {
 	levels, w := shifted(20, 20, 30)
 	l.Observe(t0, levels, w)
 	s := l.Observe(t0.Add(time.Minute), levels, w)
-	// 59 rejections after: > 50 but not > 2 x 30 = 60: no spike.
-	after, aw := shifted(s.Applied["a"], s.Applied["b"], 59)
+	if !s.Changed {
+		t.Fatalf("no step: %+v", s)
+	}
+	// 50 rejections at the donor b after: not > 50: no spike.
+	after, aw := donorRejects(50)(shifted(s.Applied["a"], s.Applied["b"], 30))
 	if s = l.Observe(t0.Add(2*time.Minute), after, aw); s.RolledBack {
-		t.Errorf("rolled back below the spike factor: %+v", s)
+		t.Errorf("rolled back below the spike threshold: %+v", s)
+	}
+}
+
+func TestLoopReceiverRejectionsAreNoSpike(t *testing.T) {
+	l := NewLoop(DefaultConfig(), Memory{})
+	levels, w := shifted(20, 20, 10)
+	l.Observe(t0, levels, w)
+	s := l.Observe(t0.Add(time.Minute), levels, w)
+	// 500 rejections at a, which the step raised: its demand grew; rolling back would take
+	// seats from it. Not a spike the step caused.
+	after, aw := shifted(s.Applied["a"], s.Applied["b"], 500)
+	if s = l.Observe(t0.Add(2*time.Minute), after, aw); s.RolledBack {
+		t.Errorf("rolled back on the raised level's rejections: %+v", s)
+	}
+}
+
+// donorRejects sets the rejections of b, the level shifted's pressure lowers.
+func donorRejects(n float64) func([]Level, Window) ([]Level, Window) {
+	return func(levels []Level, w Window) ([]Level, Window) {
+		d := w.Levels["b"]
+		d.Rejected = n
+		w.Levels["b"] = d
+		return levels, w
 	}
 }
 
@@ -171,7 +198,7 @@ func TestLoopForgetsAnotherPool(t *testing.T) {
 		t.Fatalf("two windows of the new pool did not change: %+v", s)
 	}
 	// A spike after that step restores the shares before it (of the new pool).
-	after, aw := shifted(25, 15, 100)
+	after, aw := donorRejects(100)(shifted(25, 15, 0))
 	after[0].ConfiguredShares, after[1].ConfiguredShares = 20, 30
 	if s := l.Observe(t0.Add(3*time.Minute), after, aw); !s.RolledBack || s.Applied["a"] != 20 || s.Applied["b"] != 20 {
 		t.Fatalf("rollback: %+v", s)
