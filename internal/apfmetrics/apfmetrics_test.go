@@ -91,8 +91,9 @@ func TestQuantile(t *testing.T) {
 		t.Error("an empty histogram has no quantile")
 	}
 	prev := Histogram{Bounds: []float64{0.1, 1, math.Inf(1)}, Counts: []float64{80, 80, 80}, Count: 80}
+	h.Sum, prev.Sum = 30, 12
 	d := h.Sub(prev)
-	if d.Count != 20 || d.Counts[0] != 10 || d.Counts[1] != 20 {
+	if d.Count != 20 || d.Counts[0] != 10 || d.Counts[1] != 20 || d.Sum != 18 {
 		t.Errorf("h - prev = %+v", d)
 	}
 }
@@ -195,7 +196,7 @@ func TestSnapshotDemand(t *testing.T) {
 	if d.HighWatermark != 4 || d.Average != 1.5 || d.Stdev != 0.5 {
 		t.Errorf("gauges = %+v, want 4, 1.5, 0.5", d)
 	}
-	if len(d.Ratio.Bounds) != 13 || d.Ratio.Count != 2e10 || d.Ratio.Counts[4] != 1.6e10 {
+	if len(d.Ratio.Bounds) != 13 || d.Ratio.Count != 2e10 || d.Ratio.Counts[4] != 1.6e10 || d.Ratio.Sum != 1.5e10 {
 		t.Errorf("ratio histogram = %+v", d.Ratio)
 	}
 	// p95: rank 0.95 x 2e10 = 1.9e10 ns, reached at le 1.4 (1.8e10 at 1.2): 1.2 + 0.2 x 1e9/1e9.
@@ -204,7 +205,7 @@ func TestSnapshotDemand(t *testing.T) {
 	}
 	m := Merge(s, s)
 	md := m.Demand["apf-tiny"]
-	if md == nil || md.Ratio.Count != 4e10 || md.Ratio.Counts[4] != 3.2e10 || md.HighWatermark != 8 || md.Average != 3 {
+	if md == nil || md.Ratio.Count != 4e10 || md.Ratio.Counts[4] != 3.2e10 || md.Ratio.Sum != 3e10 || md.HighWatermark != 8 || md.Average != 3 {
 		t.Errorf("merged demand = %+v", md)
 	}
 	if d.Ratio.Count != 2e10 {

@@ -5,7 +5,7 @@ import "time"
 // Plus is the sum of two histograms (a bound missing from one counts as that one's next
 // lower bucket would; kube-apiserver's buckets are fixed, so bounds agree in practice).
 func (h Histogram) Plus(o Histogram) Histogram {
-	out := Histogram{Bounds: append([]float64(nil), h.Bounds...), Counts: append([]float64(nil), h.Counts...), Count: h.Count + o.Count}
+	out := Histogram{Bounds: append([]float64(nil), h.Bounds...), Counts: append([]float64(nil), h.Counts...), Count: h.Count + o.Count, Sum: h.Sum + o.Sum}
 	for i, b := range o.Bounds {
 		out.addBucket(b, o.Counts[i])
 	}

@@ -71,11 +71,13 @@ type Flow struct {
 }
 
 // Histogram is a cumulative histogram: Counts[i] observations at most Bounds[i] (ascending),
-// Count observations in all.
+// Count observations in all, Sum the sum of their values (of a timing histogram: the integral
+// of the value over the time counted).
 type Histogram struct {
 	Bounds []float64
 	Counts []float64
 	Count  float64
+	Sum    float64
 }
 
 // LevelDemand is the seat demand of one level (k8s.io/apiserver's seatDemandStats).
@@ -135,6 +137,7 @@ func (h *Histogram) add(p *dto.Histogram) {
 		return
 	}
 	h.Count += float64(p.GetSampleCount())
+	h.Sum += p.GetSampleSum()
 	for _, b := range p.GetBucket() {
 		h.addBucket(b.GetUpperBound(), float64(b.GetCumulativeCount()))
 	}
@@ -155,7 +158,7 @@ func (h Histogram) Sub(prev Histogram) Histogram {
 	if h.Count < prev.Count {
 		return h
 	}
-	out := Histogram{Bounds: append([]float64(nil), h.Bounds...), Counts: make([]float64, len(h.Counts)), Count: h.Count - prev.Count}
+	out := Histogram{Bounds: append([]float64(nil), h.Bounds...), Counts: make([]float64, len(h.Counts)), Count: h.Count - prev.Count, Sum: max(h.Sum-prev.Sum, 0)}
 	for i, b := range h.Bounds {
 		out.Counts[i] = h.Counts[i]
 		if j := sort.SearchFloat64s(prev.Bounds, b); j < len(prev.Bounds) && prev.Bounds[j] == b {

@@ -37,6 +37,9 @@ type Loop struct {
 	// rejectedBefore (the pool's rejections in the window that led to the step).
 	checking       bool
 	rejectedBefore float64
+	// pool is the Pool of the configured shares last observed: when Git changes them, what
+	// the loop learnt (confirmations, the step to check, the last good shares) no longer holds.
+	pool string
 }
 
 // NewLoop returns a loop resuming from mem.
@@ -49,6 +52,7 @@ func NewLoop(cfg Config, mem Memory) *Loop {
 // it, and returns the step to apply.
 func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 	st := Step{Applied: sharesOf(levels)}
+	l.notePool(levels)
 	if w.Incomplete != "" {
 		l.unconfirm()
 		st.State, st.Message = v1alpha1.AutopilotWaiting, "metrics incomplete, nothing changed: "+w.Incomplete
@@ -109,6 +113,21 @@ func (l *Loop) decide(now time.Time, st Step, rejected float64) Step {
 	return st
 }
 
+// notePool forgets what belonged to another pool when the configured shares changed.
+func (l *Loop) notePool(levels []Level) {
+	configured := make(map[string]int32, len(levels))
+	for _, lv := range levels {
+		configured[lv.Name] = lv.ConfiguredShares
+	}
+	p := Pool(configured)
+	if l.pool != "" && p != l.pool {
+		l.unconfirm()
+		l.checking = false
+		l.mem.LastGood = nil
+	}
+	l.pool = p
+}
+
 // spike reports whether the pool's rejections after a step are a spike it may have caused.
 func (l *Loop) spike(rejected float64) bool {
 	return rejected > l.cfg.SpikeRejections && rejected > l.cfg.SpikeFactor*l.rejectedBefore
@@ -124,7 +143,9 @@ func (l *Loop) rollback(now time.Time, st Step, rejected float64) Step {
 		}
 	}
 	st.RolledBack = true
-	l.mem.LastChange = now
+	if st.Changed {
+		l.mem.LastChange = now
+	}
 	l.mem.FrozenUntil = now.Add(l.cfg.Freeze)
 	st.FrozenUntil = l.mem.FrozenUntil
 	st.State = v1alpha1.AutopilotFrozen

@@ -10,11 +10,12 @@ import (
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // shifted is the two-level pool a (pressured: u 1.8) and b (slack: u 0.2) at the given
-// shares, with a's rejections; nominal seats follow shares.
+// shares, with a's rejections; nominal seats follow shares. Git configures 20 shares each.
 func shifted(sa, sb int32, rejected float64) ([]Level, Window) {
 	a, da := lvl("a", sa, 1.8*float64(sa), rejected)
 	b, db := lvl("b", sb, 0.2*float64(sb), 0)
 	a.Bounds.MaxStepPercent, b.Bounds.MaxStepPercent = 25, 25
+	a.ConfiguredShares, b.ConfiguredShares = 20, 20
 	return []Level{a, b}, Window{Levels: map[string]Demand{"a": da, "b": db}}
 }
 
@@ -138,5 +139,26 @@ func TestPoolIsStable(t *testing.T) {
 	// "a=1" + "0" must differ from "a=10": the lines are terminated.
 	if Pool(map[string]int32{"a": 1, "b": 0}) == Pool(map[string]int32{"a": 10}) {
 		t.Error("ambiguous pool encoding")
+	}
+}
+
+func TestLoopForgetsAnotherPool(t *testing.T) {
+	l := NewLoop(DefaultConfig(), Memory{})
+	levels, w := shifted(20, 20, 0)
+	l.Observe(t0, levels, w)
+	// Git changed b's configured shares: the first window of the new pool confirms nothing.
+	changed := append([]Level(nil), levels...)
+	changed[1].ConfiguredShares = 30
+	if s := l.Observe(t0.Add(time.Minute), changed, w); s.Changed {
+		t.Fatalf("changed on the first window of a new pool: %+v", s)
+	}
+	if s := l.Observe(t0.Add(2*time.Minute), changed, w); !s.Changed {
+		t.Fatalf("two windows of the new pool did not change: %+v", s)
+	}
+	// A spike after that step restores the shares before it (of the new pool).
+	after, aw := shifted(25, 15, 100)
+	after[0].ConfiguredShares, after[1].ConfiguredShares = 20, 30
+	if s := l.Observe(t0.Add(3*time.Minute), after, aw); !s.RolledBack || s.Applied["a"] != 20 || s.Applied["b"] != 20 {
+		t.Fatalf("rollback: %+v", s)
 	}
 }

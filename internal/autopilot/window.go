@@ -103,12 +103,37 @@ func levelDemand(cfg Config, first bool, prev, cur *apfmetrics.Snapshot, deltas 
 
 // ratioQuantile is the q-quantile of the ratio histogram in seats; above the top bucket it is
 // the larger of 6 x denominator and the high watermark gauge.
+//
+// Interpolating inside a bucket puts an idle level's p95 at 0.95 x 0.2 (the first bucket holds
+// ratio 0), a fifth of its seats. The mean bounds it: a quantity that is never negative is at
+// least v for at most mean/v of the time (Markov's inequality), so its q-quantile is at most
+// mean/(1-q); an idle level's mean is 0, and so is its demand.
 func ratioQuantile(h apfmetrics.Histogram, q, denominator, highWatermark float64) float64 {
 	if belowTop := countAtMost(h, demandTopBound); belowTop < q*h.Count {
 		return math.Max(demandTopBound*denominator, highWatermark)
 	}
 	v, _ := h.Quantile(q)
+	if mean, ok := meanOf(h); ok && q < 1 {
+		v = math.Min(v, mean/(1-q))
+	}
 	return v * denominator
+}
+
+// meanOf is the histogram's mean, when its Sum is one: a sum below the least the buckets allow
+// (each bucket's count at its lower bound) was not read, and is ignored.
+func meanOf(h apfmetrics.Histogram) (float64, bool) {
+	if h.Count <= 0 {
+		return 0, false
+	}
+	least, lower, below := 0.0, 0.0, 0.0
+	for i, b := range h.Bounds {
+		least += lower * (h.Counts[i] - below)
+		lower, below = b, h.Counts[i]
+	}
+	if h.Sum < least*(1-1e-9) {
+		return 0, false
+	}
+	return h.Sum / h.Count, true
 }
 
 // countAtMost is the histogram's cumulative count at the bound b (0 when b is not a bound).

@@ -99,3 +99,27 @@ func TestWindowFromIncomplete(t *testing.T) {
 		t.Errorf("one read: %+v", w.Levels)
 	}
 }
+
+func TestWindowFromIdleLevelHasNoDemand(t *testing.T) {
+	zero := cumulative(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	idle := cumulative(20e9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	cases := []struct {
+		name      string
+		sum, want float64
+	}{
+		// Interpolation alone says 0.95 x 0.2 = 0.19 of 10 seats; the mean 0 bounds it to 0.
+		{"idle", 0, 0},
+		// Ratio 0.005 all the time: mean 0.005, bound 0.005 / 0.05 = 0.1, i.e. 1 seat of 10.
+		{"nearly idle", 0.005 * 20e9, 1},
+		// A mean above the bucket interpolation leaves the interpolation: 1.9 seats.
+		{"mean above", 0.15 * 20e9, 1.9},
+	}
+	for _, c := range cases {
+		cur := read(t0.Add(20*time.Second), 10, 10, idle, 0, 0, 0)
+		cur.Demand["l"].Ratio.Sum = c.sum
+		d := WindowFrom(DefaultConfig(), read(t0, 10, 10, zero, 0, 0, 0), cur, []string{"l"}).Levels["l"]
+		if math.Abs(d.Seats-c.want) > 1e-9 || d.Peak < d.Seats {
+			t.Errorf("%s: seats %v (peak %v), want %v", c.name, d.Seats, d.Peak, c.want)
+		}
+	}
+}

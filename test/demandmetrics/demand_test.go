@@ -1,0 +1,113 @@
+// Package demandmetrics_test checks the autopilot's reading of kube-apiserver's seat-demand
+// metrics against a real kube-apiserver 1.36.3 (envtest): the families parse, two reads make a
+// complete window for every priority level, and the demand histogram's time really is counted
+// in nanoseconds (what docs/autopilot.md relies on to read its quantiles as time quantiles).
+package demandmetrics_test
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/apf-operator/apf-operator/internal/apfmetrics"
+	"github.com/apf-operator/apf-operator/internal/autopilot"
+	"github.com/apf-operator/apf-operator/test/envtestutil"
+)
+
+func TestDemandWindowFromKubeAPIServer(t *testing.T) {
+	env := &envtest.Environment{BinaryAssetsDirectory: envtestutil.AssetsDir(t)}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	client := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	// alice's requests are no system user's: kube-apiserver's global-default level takes them
+	// (and denies them after: authorization runs inside flow control, so they hold a seat).
+	alice, err := env.AddUser(envtest.User{Name: "alice"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliceCfg := alice.Config()
+	aliceCfg.QPS, aliceCfg.Burst = -1, 0 // no client-side rate limit
+	aliceClient := kubernetes.NewForConfigOrDie(aliceCfg)
+	// kube-apiserver sets each level's denominator at its first 10 s adjustment; wait for it.
+	time.Sleep(11 * time.Second)
+	read := func() *apfmetrics.Snapshot {
+		raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := apfmetrics.Parse(raw, apfmetrics.Prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return apfmetrics.NewSnapshot(f, time.Now())
+	}
+	prev := read()
+	// Four of alice's clients, each one request at a time: global-default's demand is at most
+	// four seats; the admin's own requests go to exempt.
+	var wg sync.WaitGroup
+	end := time.Now().Add(16 * time.Second)
+	for range 4 {
+		wg.Go(func() {
+			for time.Now().Before(end) {
+				_, _ = aliceClient.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1})
+			}
+		})
+	}
+	for time.Now().Before(end) {
+		if _, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	cur := read()
+	var levels []string
+	for name := range cur.Levels {
+		levels = append(levels, name)
+	}
+	sort.Strings(levels)
+	if len(levels) < 5 || len(cur.Demand) < len(levels) {
+		t.Fatalf("levels %v, demand series for %d of them", levels, len(cur.Demand))
+	}
+	w := autopilot.WindowFrom(autopilot.DefaultConfig(), prev, cur, levels)
+	if w.Incomplete != "" {
+		t.Fatalf("window incomplete: %s", w.Incomplete)
+	}
+	elapsed := cur.Time.Sub(prev.Time).Seconds()
+	for _, name := range levels {
+		ns := cur.Demand[name].Ratio.Count - prev.Demand[name].Ratio.Count
+		d := w.Levels[name]
+		t.Logf("%-16s nominal %4.0f limit %4.0f  p95 %.2f seats  peak %.2f  dispatched %4.0f  demand time %.2fs of %.2fs",
+			name, d.NominalSeats, cur.Levels[name].CurrentLimit, d.Seats, d.Peak, d.Dispatched, ns/1e9, elapsed)
+		// The histogram's count grew by the nanoseconds between the reads (each read closes
+		// the interval at its own time; allow 10% for the time the reads take).
+		if math.Abs(ns/1e9-elapsed) > 0.1*elapsed {
+			t.Errorf("%s: demand histogram counted %.2f s over a %.2f s window", name, ns/1e9, elapsed)
+		}
+		if d.Seats < 0 || d.Peak < d.Seats || math.IsNaN(d.Seats) {
+			t.Errorf("%s: seats %v, peak %v", name, d.Seats, d.Peak)
+		}
+	}
+	if w.Levels["exempt"].Dispatched == 0 {
+		t.Error("the admin's requests were not counted on the exempt level")
+	}
+	if g := w.Levels["global-default"]; g.Dispatched == 0 || g.Seats <= 0 || g.Seats > 4 {
+		t.Errorf("global-default under four clients: %+v, want some demand, at most 4 seats", g)
+	}
+	// The levels nobody used have no demand (not a fifth of their seats, see ratioQuantile).
+	for _, name := range []string{"catch-all", "workload-low", "node-high"} {
+		if d := w.Levels[name]; d.Dispatched == 0 && d.Seats != 0 {
+			t.Errorf("idle %s: %v seats", name, d.Seats)
+		}
+	}
+}
