@@ -37,10 +37,12 @@ var tenants = []tenant{
 }
 
 // queueLengthLimit is each tenant level's one queue's length: an overloaded level rejects
-// (queue-full) once 10 requests wait, so a queued request waits about 10 / 14 s (its level's
-// seats each free once a second): 0.7 s, inside kube-apiserver's wait bucket (0.5 s, 1 s], not
-// at one of its bounds, where the interpolated p99 of two runs would jump on noise.
-const queueLengthLimit = 10
+// (queue-full) once 7 requests wait. A queued request then waits for 7 of its level's 14 seats
+// to free (each once a second, in bursts as they were taken): well inside kube-apiserver's wait
+// bucket (0.5 s, 1 s]. The p99 is interpolated inside a bucket; with 4 the waits sat near the
+// bucket bound 0.5 s and with 10 near 1 s, where a few requests more or less above the bound
+// in one run would move that run's p99 into the next bucket.
+const queueLengthLimit = 7
 
 // nativeLevel is the name of the PriorityLevelConfiguration a RequestPriority projects to.
 func nativeLevel(rp string) string { return "apf-" + rp }

@@ -80,8 +80,9 @@ func (l *loader) run(ctx context.Context, segs []segment) map[string]*sent {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for name := range l.clients {
-		out[name] = &sent{LevelUIDs: map[string]bool{}}
-		wg.Go(func() { l.tenant(ctx, name, segs, out[name], &mu) })
+		s := &sent{LevelUIDs: map[string]bool{}}
+		out[name] = s
+		wg.Go(func() { l.tenant(ctx, name, segs, s, &mu) })
 	}
 	wg.Wait()
 	return out

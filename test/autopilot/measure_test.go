@@ -78,6 +78,8 @@ type levelRun struct {
 	// WaitP99 is the 99th percentile of queue wait of executed requests (seconds), estimated
 	// as Prometheus' histogram_quantile does; Served counts those requests.
 	WaitP99, Served float64
+	// Wait is the run's queue-wait histogram of executed requests.
+	Wait apfmetrics.Histogram
 }
 
 // runOf is what happened to each level between two readings.
@@ -87,7 +89,7 @@ func runOf(before, after *reading) map[string]levelRun {
 		w := after.wait[level].Sub(before.wait[level])
 		p99, _ := w.Quantile(0.99)
 		out[level] = levelRun{Rejected: after.rejected[level] - before.rejected[level],
-			Dispatched: after.dispatched[level] - before.dispatched[level], WaitP99: p99, Served: w.Count}
+			Dispatched: after.dispatched[level] - before.dispatched[level], WaitP99: p99, Served: w.Count, Wait: w}
 	}
 	return out
 }

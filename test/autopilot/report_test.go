@@ -23,6 +23,7 @@ func logFigures(t *testing.T, static, auto run, samples []sample) {
 	s, a := poolRejected(static), poolRejected(auto)
 	fmt.Fprintf(&b, "\npool rejections: static %.0f, autopilot %.0f (%.0f%% fewer); runs %s and %s\n",
 		s, a, 100*(1-a/max(s, 1)), static.end.Sub(static.start).Round(time.Second), auto.end.Sub(auto.start).Round(time.Second))
+	b.WriteString(waitBuckets(static, auto))
 	b.WriteString(sharesTimeline(auto, samples))
 	b.WriteString(outsideSeats(samples))
 	t.Log(b.String())
@@ -71,4 +72,32 @@ func outsideSeats(samples []sample) string {
 	return fmt.Sprintf("\nnominal seats outside the pool (%d samples, %s..%s): %s\npool shares at the first sample: %s\n",
 		len(samples), first.at.Format(time.TimeOnly), samples[len(samples)-1].at.Format(time.TimeOnly),
 		strings.Join(parts, ", "), strings.Join(pool, ", "))
+}
+
+// waitBuckets lists how many executed requests of each pool level waited within each bucket of
+// kube-apiserver's histogram (not cumulative), the resolution the p99 is interpolated from.
+func waitBuckets(static, auto run) string {
+	var b strings.Builder
+	b.WriteString("\nexecuted requests by queue wait (s), per bucket of request_wait_duration_seconds:\n")
+	for _, tn := range tenants {
+		for _, r := range []run{static, auto} {
+			h := r.levels[nativeLevel(tn.name)].Wait
+			fmt.Fprintf(&b, "%s %s:", nativeLevel(tn.name), r.name)
+			below, lower := 0.0, 0.0
+			for i, bound := range h.Bounds {
+				switch n := h.Counts[i] - below; {
+				case n > 0 && bound == 0:
+					fmt.Fprintf(&b, " 0: %.0f;", n)
+				case n > 0:
+					fmt.Fprintf(&b, " (%g, %g]: %.0f;", lower, bound, n)
+				}
+				below, lower = h.Counts[i], bound
+			}
+			if n := h.Count - below; n > 0 {
+				fmt.Fprintf(&b, " above %g: %.0f;", lower, n)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }
