@@ -27,9 +27,9 @@ type tenant struct {
 // minShares are their configured shares, so the autopilot never leaves either below what the
 // static configuration gives it. batch is a third level with generous configured shares and a
 // light, steady load: the shares the autopilot gives a busy tenant come from it (and back from
-// the other tenant once it has gained some). With only two levels in a zero-sum pool, a level
-// whose demand rises would start from fewer seats than the static configuration gives it until
-// the loop reacted; docs/autopilot-live.md explains why that choice was not measured here.
+// the other tenant once it has gained some). With only the two tenants free to move, a tenant
+// whose demand rises starts from fewer seats than the static configuration gives it until the
+// loop gives them back: docs/autopilot-live.md shows that variant failing this test.
 var tenants = []tenant{
 	{name: "tenant-a", user: "alice", shares: 6, level: 7000, min: 6, max: 20},
 	{name: "tenant-b", user: "bob", shares: 6, level: 7001, min: 6, max: 20},
