@@ -103,6 +103,10 @@ func (r *autopilotRunner) tick(ctx context.Context) error {
 	before := r.loop.Memory()
 	step := r.loop.Observe(now, levels, w)
 	r.steps.count(w, step)
+	if step.Changed {
+		logf.FromContext(ctx).Info("Autopilot changed the pool's applied shares", "state", step.State,
+			"applied", step.Applied, "message", step.Message)
+	}
 	return r.record(ctx, members, levels, step, before)
 }
 

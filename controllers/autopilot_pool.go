@@ -3,19 +3,23 @@ package controllers
 import (
 	"sort"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
+	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
 // inPool reports whether a RequestPriority belongs to the autopilot's pool: spec.autopilot is
-// set on a non-exempt level with shares (validation refuses anything else; the pool ignores
-// what slipped past it).
+// set and the spec is valid (a spec that slipped past the webhook is Ready=False, not in
+// effect, and left out of the pool rather than holding it up).
 func inPool(rp *flowv1.RequestPriority) bool {
-	return rp.Spec.Autopilot != nil && rp.Spec.PriorityLevel > flowv1.ExemptPriorityLevel &&
-		ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0) > 0 && rp.DeletionTimestamp == nil
+	return rp.Spec.Autopilot != nil && rp.DeletionTimestamp == nil &&
+		len(validation.RequestPrioritySpec(&rp.Spec, poolSpecPath)) == 0
 }
+
+var poolSpecPath = field.NewPath("spec")
 
 // poolShares are the configured (Git) shares of the pool's RequestPriorities, by name; nil
 // when none has autopilot.

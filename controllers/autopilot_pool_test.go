@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
@@ -27,6 +28,9 @@ func TestAppliedShares(t *testing.T) {
 	}{
 		{"applied", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
 			with(pooledRP("b", 2, 30, 5, 40), 23, pool), static}, map[string]int32{"a": 17, "b": 23}},
+		{"an invalid member is left out", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
+			with(pooledRP("b", 2, 30, 5, 40), 23, pool), with(pooledRP("invalid", 3, 50, 5, 40), 40, pool)},
+			map[string]int32{"a": 17, "b": 23}},
 		{"no pool", []flowv1.RequestPriority{static}, nil},
 		{"a member without status", []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 17, pool),
 			*pooledRP("b", 2, 30, 5, 40)}, nil},
@@ -77,5 +81,39 @@ func TestSameForSnapshotSeesAppliedShares(t *testing.T) {
 		if got := sameForSnapshot(c.old, c.cur, true); got != c.same {
 			t.Errorf("%s: sameForSnapshot = %v, want %v", c.name, got, c.same)
 		}
+	}
+}
+
+// TestSnapshotHandlerSeesAppliedShares: the snapshot holder's watch of RequestPriorities
+// recomputes the snapshot when the autopilot writes applied shares, without counting it as a
+// user's change (which would defer statuses as during a GitOps sync); a write of the state
+// alone recomputes nothing.
+func TestSnapshotHandlerSeesAppliedShares(t *testing.T) {
+	h := &snapshotHolder{changed: make(chan struct{}, 1)}
+	handler := h.handler(true)
+	old := pooledRP("a", 1, 10, 5, 40)
+	old.ResourceVersion = "1"
+	state := old.DeepCopy()
+	state.ResourceVersion, state.Status.Autopilot = "2", &flowv1.AutopilotStatus{State: flowv1.AutopilotWaiting}
+	applied := state.DeepCopy()
+	applied.ResourceVersion, applied.Status.Autopilot.AppliedShares = "3", ptr.To[int32](12)
+	signalled := func() bool {
+		select {
+		case <-h.changed:
+			return true
+		default:
+			return false
+		}
+	}
+	handler.OnUpdate(old, state)
+	if signalled() {
+		t.Error("a write of status.autopilot.state recomputed the snapshot")
+	}
+	handler.OnUpdate(state, applied)
+	if !signalled() {
+		t.Error("a write of status.autopilot.appliedShares did not recompute the snapshot")
+	}
+	if h.changes.changedWithin(time.Now(), time.Hour) {
+		t.Error("the autopilot's status write was recorded as a user's change")
 	}
 }

@@ -35,6 +35,9 @@ func (r *autopilotRunner) record(ctx context.Context, members []*flowv1.RequestP
 	for i, rp := range members {
 		desired := r.memberStatus(rp, levels[i], step, mem, now)
 		from := previousApplied(rp)
+		if from != *desired.AppliedShares {
+			desired.LastChangeTime = ptr.To(metav1.NewTime(now)) // a revert to Git is a change the loop's memory misses
+		}
 		if err := r.patchAutopilot(ctx, rp, desired); err != nil {
 			return err
 		}
@@ -102,7 +105,8 @@ func (r *autopilotRunner) announce(rp *flowv1.RequestPriority, from, to int32, s
 		case step.RolledBack:
 			reason, action = ReasonAutopilotRolledBack, "RollBackShares"
 		case !step.Changed: // not the loop's step: the applied shares no longer count
-			why = "the configured shares apply again: the pool's members or their configured shares changed in Git"
+			why = "the configured shares apply again: the recorded applied shares no longer count (the pool's members, " +
+				"their configured shares or their bounds changed in Git)"
 		}
 		r.recorder.Eventf(rp, nil, corev1.EventTypeNormal, reason, action,
 			"nominal shares %d -> %d (configured %d): %s", from, to, ptr.Deref(rp.Spec.AssuredConcurrencyShares, 0), why)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,10 +49,14 @@ func waitNativeShares(t testing.TB, want map[string]int32) {
 // spec.autopilot brings Git's shares back at once, before the loop runs again.
 func TestAutopilotOnTheNativeLevels(t *testing.T) {
 	resetCluster(t)
+	// Kube-apiserver's seats are not read: fewer recomputations unrelated to the autopilot.
+	// (That a status write of the applied shares itself triggers one is
+	// TestSnapshotHandlerSeesAppliedShares: here another trigger may come first.)
 	startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNative, AutopilotInterval: -1,
-		NativeMaxSeatLossPercent: ptr.To[int32](90), Clock: realClock}})
+		NativeSeatsPeriod: -1, NativeMaxSeatLossPercent: ptr.To[int32](90), Clock: realClock}})
 	for _, rp := range []*flowv1.RequestPriority{pooledRP("grow", 100, 10, 5, 40), pooledRP("give", 200, 30, 5, 40)} {
 		create(t, rp)
+		waitProjected(t, rp, func() []metav1.Condition { return rp.Status.Conditions })
 	}
 	waitNativeShares(t, map[string]int32{"grow": 10, "give": 30})
 

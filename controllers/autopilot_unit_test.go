@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,6 +272,7 @@ func TestAutopilotGitChangeRevertsThePool(t *testing.T) {
 	h.tick(false)
 	g, v := h.status("grow"), h.status("give")
 	if *g.AppliedShares != 10 || *v.AppliedShares != 31 || v.ConfiguredShares != 31 || g.Pool != v.Pool ||
+		g.LastChangeTime == nil || !g.LastChangeTime.Time.Equal(h.clock.Now()) ||
 		g.Pool != autopilot.Pool(map[string]int32{"grow": 10, "give": 31}) {
 		t.Errorf("status after the Git change: grow %+v, give %+v", g, v)
 	}
@@ -345,5 +347,44 @@ func TestAutopilotMetricsUnreadable(t *testing.T) {
 	h.tick(false)
 	if st := h.status("grow"); st.State != flowv1.AutopilotWaiting || !strings.Contains(st.Message, "cannot read") {
 		t.Errorf("with /metrics unreadable: %+v", st)
+	}
+}
+
+// TestAutopilotRunnerStart: the runnable runs only on the leader, steps at once (a first read)
+// and then once per interval of its clock, and stops with its context.
+func TestAutopilotRunnerStart(t *testing.T) {
+	h := pressuredPool(t)
+	if !h.runner.NeedLeaderElection() {
+		t.Fatal("the autopilot must run on the leader only")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.runner.Start(ctx) }()
+	waitState := func(want string) {
+		t.Helper()
+		eventually(t, func() error {
+			var rp flowv1.RequestPriority
+			if err := h.client.Get(ctx, client.ObjectKey{Name: "grow"}, &rp); err != nil {
+				return err
+			}
+			if rp.Status.Autopilot == nil || rp.Status.Autopilot.State != want {
+				return fmt.Errorf("status.autopilot %+v, want state %s", rp.Status.Autopilot, want)
+			}
+			return nil
+		})
+	}
+	waitState(flowv1.AutopilotWaiting)
+	eventually(t, func() error {
+		if !h.clock.HasWaiters() {
+			return fmt.Errorf("no ticker yet")
+		}
+		return nil
+	})
+	h.api.advance(autopilotTestInterval)
+	h.clock.Step(autopilotTestInterval)
+	waitState(flowv1.AutopilotConfirming)
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Start returned %v", err)
 	}
 }

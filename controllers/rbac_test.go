@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
@@ -68,4 +69,18 @@ func TestRunsWithGeneratedRole(t *testing.T) {
 	waitAllReady(t, []string{"system-top"}, []string{"system-top"})
 	fs := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "system-top"}}
 	waitProjected(t, fs, func() []metav1.Condition { return fs.Status.Conditions })
+
+	// The autopilot: its first step writes the pool's status.autopilot (a status patch).
+	create(t, pooledRP("grow", 100, 10, 5, 20))
+	create(t, pooledRP("give", 200, 10, 5, 20))
+	waitNativeShares(t, map[string]int32{"grow": 10, "give": 10})
+	operator, err := client.New(identity.Config(), client.Options{Scheme: testScheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newAutopilotHarnessOn(t, operator, func() map[string]float64 { return livePLCShares(t) })
+	h.tick(true)
+	if st := h.status("grow"); st.State != flowv1.AutopilotWaiting || ptr.Deref(st.AppliedShares, 0) != 10 {
+		t.Errorf("status.autopilot written with the generated role: %+v", st)
+	}
 }

@@ -56,7 +56,10 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 	if w.Incomplete != "" {
 		l.unconfirm()
 		st.State, st.Message = v1alpha1.AutopilotWaiting, "metrics incomplete, nothing changed: "+w.Incomplete
-		st.FrozenUntil = l.frozenUntil(now)
+		if st.FrozenUntil = l.frozenUntil(now); !st.FrozenUntil.IsZero() {
+			st.State = v1alpha1.AutopilotFrozen
+			st.Message = l.frozenMessage() + "; " + st.Message
+		}
 		return st
 	}
 	l.observed++
@@ -70,8 +73,7 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 	}
 	if now.Before(l.mem.FrozenUntil) {
 		l.unconfirm()
-		st.State = v1alpha1.AutopilotFrozen
-		st.Message = fmt.Sprintf("frozen until %s after a rejection spike", l.mem.FrozenUntil.UTC().Format(time.RFC3339))
+		st.State, st.Message = v1alpha1.AutopilotFrozen, l.frozenMessage()
 		st.FrozenUntil = l.mem.FrozenUntil
 		return st
 	}
@@ -152,6 +154,11 @@ func (l *Loop) rollback(now time.Time, st Step, rejected float64) Step {
 	st.Message = fmt.Sprintf("rejection spike after the last step (%.0f rejected in the pool, %.0f in the window before it): last good shares restored, frozen until %s",
 		rejected, l.rejectedBefore, st.FrozenUntil.UTC().Format(time.RFC3339))
 	return st
+}
+
+// frozenMessage says until when the loop is frozen.
+func (l *Loop) frozenMessage() string {
+	return fmt.Sprintf("frozen until %s after a rejection spike", l.mem.FrozenUntil.UTC().Format(time.RFC3339))
 }
 
 // frozenUntil is the freeze's end while it lasts, else zero.

@@ -110,6 +110,9 @@ func TestLoopSpikeRollsBackAndFreezes(t *testing.T) {
 			}
 		}
 	}
+	if s := l.Observe(t0.Add(31*time.Minute), levels, Window{Incomplete: "restart"}); s.State != v1alpha1.AutopilotFrozen || s.FrozenUntil.IsZero() {
+		t.Errorf("an incomplete window while frozen: %+v", s)
+	}
 	l.Observe(t0.Add(33*time.Minute), levels, w)
 	if s := l.Observe(t0.Add(34*time.Minute), levels, w); !s.Changed {
 		t.Errorf("no step after the freeze: %+v", s)
@@ -160,5 +163,19 @@ func TestLoopForgetsAnotherPool(t *testing.T) {
 	after[0].ConfiguredShares, after[1].ConfiguredShares = 20, 30
 	if s := l.Observe(t0.Add(3*time.Minute), after, aw); !s.RolledBack || s.Applied["a"] != 20 || s.Applied["b"] != 20 {
 		t.Fatalf("rollback: %+v", s)
+	}
+}
+
+func TestMemoryRoundTrip(t *testing.T) {
+	mem := Memory{LastGood: map[string]int32{"a": 20, "b": 20}, LastChange: t0, FrozenUntil: t0.Add(time.Hour)}
+	l := NewLoop(DefaultConfig(), mem)
+	mem.LastGood["a"] = 99 // the caller's map is not the loop's
+	got := l.Memory()
+	if got.LastGood["a"] != 20 || !got.LastChange.Equal(t0) || !got.FrozenUntil.Equal(t0.Add(time.Hour)) {
+		t.Errorf("memory = %+v", got)
+	}
+	got.LastGood["b"] = 99
+	if l.Memory().LastGood["b"] != 20 {
+		t.Error("Memory() returned the loop's own map")
 	}
 }

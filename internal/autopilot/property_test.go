@@ -78,7 +78,7 @@ func checkLevel(t *testing.T, cfg Config, iter int, l Level, w Window, r Recomme
 	if !measured {
 		t.Fatalf("pool %d: unmeasured %s moved by %d", iter, l.Name, move)
 	}
-	if m := abs(move); m > step(cfg, l) {
+	if m := abs32(move); m > step(cfg, l) {
 		t.Fatalf("pool %d: %s moved %d, more than its step %d", iter, l.Name, move, step(cfg, l))
 	}
 	if move > 0 && l.Bounds.MaxShares > 0 && r.Shares > l.Bounds.MaxShares {
@@ -99,13 +99,6 @@ func checkLevel(t *testing.T, cfg Config, iter int, l Level, w Window, r Recomme
 	if move < 0 && float64(r.Shares) < float64(l.Shares)*r.Utilisation/cfg.TargetUtilisation-1e-9 {
 		t.Fatalf("pool %d: %s gave down to %d, below its need at the target", iter, l.Name, r.Shares)
 	}
-}
-
-func abs(v int32) int32 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 func TestRecommendBadMeasurementsHold(t *testing.T) {

@@ -36,9 +36,10 @@ func Recommend(cfg Config, levels []Level, w Window) map[string]Recommendation {
 	for i, l := range sorted {
 		assessed[i] = assess(cfg, l, w)
 	}
-	moves := transfer(cfg, assessed)
+	moves, dropped := transfer(cfg, assessed)
 	out := make(map[string]Recommendation, len(sorted))
 	for i, a := range assessed {
+		a.dropped = dropped[i]
 		out[a.level.Name] = a.recommendation(cfg, moves[i])
 	}
 	return out
@@ -65,6 +66,8 @@ type assessment struct {
 	// want is the shares a pressured level needs or a slack level can give (before caps);
 	// amount is want after the step and the bounds.
 	want, amount int32
+	// dropped is the move the transfer offered and dropped as below MinChangePercent.
+	dropped int32
 }
 
 // assess measures one level and computes what it asks for.
@@ -124,13 +127,14 @@ func sharesFor(cfg Config, shares int32, util float64) int32 {
 	return max(int32(v), 1)
 }
 
-// step is the most one step may move the level: max(1, shares x maxStepPercent / 100).
+// step is the most one step may move the level: max(1, shares x maxStepPercent / 100). A
+// percent above 100 (the API stops at 100) is honoured: math.MaxInt32 lifts the limit.
 func step(cfg Config, l Level) int32 {
 	pct := l.Bounds.MaxStepPercent
 	if pct <= 0 {
 		pct = cfg.DefaultMaxStepPercent
 	}
-	return max(1, int32(int64(l.Shares)*int64(pct)/100))
+	return int32(min(max(1, int64(l.Shares)*int64(pct)/100), math.MaxInt32/2))
 }
 
 // minShares is the level's lower bound, at least 1.

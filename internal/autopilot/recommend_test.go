@@ -1,6 +1,7 @@
 package autopilot
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -187,5 +188,27 @@ func TestLendableKeepsSmallChanges(t *testing.T) {
 	// idle 100% is clamped to 90.
 	if got := lendable(0, 0, 10); got != 90 {
 		t.Errorf("lendable of an idle level = %d, want 90", got)
+	}
+}
+
+func TestRecommendUnlimitedStep(t *testing.T) {
+	a, da := lvl("a", 10, 60, 0)
+	b, db := lvl("b", 90, 9, 0)
+	a.Bounds.MaxStepPercent, b.Bounds.MaxStepPercent = math.MaxInt32, math.MaxInt32
+	// a: u 6, need ceil(10 x 6 / 0.7) - 10 = 86 - 10 = 76 (a 100% step would stop at +10).
+	// b: u 0.1, gives 90 - ceil(90 x 0.1 / 0.7) = 90 - 13 = 77. Transfer 76.
+	got := shares(Recommend(DefaultConfig(), []Level{a, b}, Window{Levels: map[string]Demand{"a": da, "b": db}}))
+	if got["a"] != 86 || got["b"] != 14 {
+		t.Errorf("unlimited step: %v, want a 86, b 14", got)
+	}
+}
+
+func TestWhyNamesTheDroppedMove(t *testing.T) {
+	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
+	// The "MinChangePercent drops a move" case: a was offered +2 of its 40 shares, below 4.
+	levels, w := pool(entry(step25(lvl("a", 40, 60, 0))), entry(step25(lvl("b", 10, 2, 0))), entry(step25(lvl("c", 5, 10, 0))))
+	why := Recommend(DefaultConfig(), levels, w)["a"].Why
+	if !strings.HasSuffix(why, "held: a move of 2 shares is below 10% of 40") {
+		t.Errorf("a why = %q", why)
 	}
 }

@@ -7,22 +7,25 @@ import "sort"
 // proportion to what its levels ask (largest remainder, ties by name). A move smaller than
 // Config.MinChangePercent of a level's shares is dropped, the level leaves the transfer and
 // the split is made again, so the moves always sum to zero.
-func transfer(cfg Config, assessed []assessment) []int32 {
+//
+// dropped holds, for each level whose move was dropped, the move it was offered.
+func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
 	amounts := make([]int32, len(assessed))
 	for i, a := range assessed {
 		amounts[i] = a.amount
 	}
+	dropped = make([]int32, len(assessed))
 	for {
-		moves := split(assessed, amounts)
-		dropped := false
+		moves = split(assessed, amounts)
+		again := false
 		for i, m := range moves {
 			if m != 0 && tooSmall(cfg, assessed[i].level.Shares, m) {
-				amounts[i] = 0
-				dropped = true
+				amounts[i], dropped[i] = 0, m
+				again = true
 			}
 		}
-		if !dropped {
-			return moves
+		if !again {
+			return moves, dropped
 		}
 	}
 }

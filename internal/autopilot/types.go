@@ -34,7 +34,9 @@ type Config struct {
 }
 
 // Bounds are one level's limits (RequestPriority spec.autopilot); a zero MaxShares means
-// unbounded above, a zero MaxStepPercent means Config.DefaultMaxStepPercent.
+// unbounded above, a zero MaxStepPercent means Config.DefaultMaxStepPercent. MaxStepPercent is
+// not capped at 100 here: math.MaxInt32 means no step limit (what `recommend` uses for
+// levels without spec.autopilot; a step of 100% only doubles a level).
 type Bounds struct {
 	MinShares, MaxShares int32
 	MaxStepPercent       int32

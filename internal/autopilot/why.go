@@ -95,8 +95,8 @@ func (a assessment) heldBecause(cfg Config, otherwise string) string {
 		return fmt.Sprintf("giving a share would take it below its minimum of %d shares or above utilisation %.2f", minShares(l), cfg.TargetUtilisation)
 	case a.amount == 0 && a.band == pressured:
 		return fmt.Sprintf("at its maxShares %d", l.Bounds.MaxShares)
-	case a.amount > 0 && tooSmall(cfg, l.Shares, a.amount):
-		return fmt.Sprintf("a move of %d shares is below %s%% of %d", a.amount, trim(cfg.MinChangePercent), l.Shares)
+	case a.dropped != 0:
+		return fmt.Sprintf("a move of %d shares is below %s%% of %d", abs32(a.dropped), trim(cfg.MinChangePercent), l.Shares)
 	}
 	return otherwise
 }
@@ -112,4 +112,11 @@ func trim(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+func abs32(v int32) int32 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

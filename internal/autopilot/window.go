@@ -72,6 +72,9 @@ func levelDemand(cfg Config, first bool, prev, cur *apfmetrics.Snapshot, deltas 
 		}
 		prevRatio = pd.Ratio
 	}
+	if !wellFormed(curD.Ratio) || !wellFormed(prevRatio) {
+		return Demand{}, "malformed demand histogram"
+	}
 	if curD.Ratio.Count < prevRatio.Count || countersWentBack(prev, cur, name) {
 		return Demand{}, "a counter went backwards (kube-apiserver restarted)"
 	}
@@ -134,6 +137,19 @@ func meanOf(h apfmetrics.Histogram) (float64, bool) {
 		return 0, false
 	}
 	return h.Sum / h.Count, true
+}
+
+// wellFormed reports whether h has a count per bound and finite, non-negative counts.
+func wellFormed(h apfmetrics.Histogram) bool {
+	if len(h.Bounds) != len(h.Counts) || !(h.Count >= 0) || math.IsInf(h.Count, 0) {
+		return false
+	}
+	for _, c := range h.Counts {
+		if !(c >= 0) || math.IsInf(c, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // countAtMost is the histogram's cumulative count at the bound b (0 when b is not a bound).

@@ -123,3 +123,25 @@ func TestWindowFromIdleLevelHasNoDemand(t *testing.T) {
 		}
 	}
 }
+
+func TestWindowFromMalformedNeverPanics(t *testing.T) {
+	zero := cumulative(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	per := cumulative(20e9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	mutations := map[string]func(*apfmetrics.Snapshot){
+		"short counts": func(s *apfmetrics.Snapshot) { s.Demand["l"].Ratio.Counts = s.Demand["l"].Ratio.Counts[:3] },
+		"NaN count":    func(s *apfmetrics.Snapshot) { s.Demand["l"].Ratio.Counts[2] = math.NaN() },
+		"nil demand":   func(s *apfmetrics.Snapshot) { s.Demand["l"] = nil },
+		"nil maps":     func(s *apfmetrics.Snapshot) { s.Demand, s.Levels, s.Flows = nil, nil, nil },
+	}
+	for name, mutate := range mutations {
+		cur := read(t0.Add(20*time.Second), 10, 10, per, 300, 25, 1)
+		mutate(cur)
+		w := WindowFrom(DefaultConfig(), read(t0, 10, 10, zero, 100, 5, 0), cur, []string{"l"})
+		if w.Incomplete == "" || len(w.Levels) != 0 {
+			t.Errorf("%s: window %+v, want incomplete without the level", name, w)
+		}
+	}
+	if w := WindowFrom(DefaultConfig(), nil, nil, []string{"l"}); w.Incomplete == "" {
+		t.Error("no reads at all made a complete window")
+	}
+}
