@@ -125,12 +125,15 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module) on e
 
 .PHONY: test
 test: envtest envtest-oldest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
-	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container -e /test/skew)
+	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container -e /test/skew -e /test/autopilot)
 	@# Each alone: test/e2e checks fairness by round-trip times under overload, which other
 	@# suites' load (test/native's and test/troubleshooting's floods of kube-apiserver, test/scale)
 	@# skews on a two-core machine.
 	go test $(GOTEST_FLAGS) ./test/e2e/
 	go test $(GOTEST_FLAGS) ./test/native/
+	@# Alone too: the autopilot's live evaluation compares queue waits of two runs minutes apart
+	@# (docs/autopilot-live.md); other suites' load during one run and not the other would skew it.
+	go test $(GOTEST_FLAGS) ./test/autopilot/
 	@# Version skew: the operator on the oldest and the newest supported kube-apiserver, one
 	@# after the other (docs/compatibility.md).
 	APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test $(GOTEST_FLAGS) ./test/skew/
