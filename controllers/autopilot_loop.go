@@ -94,7 +94,7 @@ func (r *autopilotRunner) tick(ctx context.Context) error {
 	now := r.clock.Now()
 	configured := poolShares(list.Items)
 	pool := autopilot.Pool(configured)
-	applied := appliedShares(list.Items)
+	applied := appliedShares(list.Items, nil)
 	if r.loop == nil || pool != r.pool {
 		r.loop, r.pool = autopilot.NewLoop(r.cfg, resumeMemory(members, pool)), pool
 	}

@@ -55,8 +55,10 @@ func poolMembers(rps []flowv1.RequestPriority) []*flowv1.RequestPriority {
 // is autopilot.Pool of the members' configured shares: any Git change of the pool voids it),
 // the applied shares lie within the member's [minShares, maxShares], and their sum is the
 // configured sum. All or nothing: the pool stays zero-sum, so every level outside it keeps
-// its nominal seats, even while the leader is half-way through writing the members' status.
-func appliedShares(rps []flowv1.RequestPriority) map[string]int32 {
+// its nominal seats. While the leader is half-way through writing the members' status (each
+// record valid, their sum not yet), prev, the shares applied until then, stays in force if it
+// still fits the pool: a step must not pass through Git's values on its way.
+func appliedShares(rps []flowv1.RequestPriority, prev map[string]int32) map[string]int32 {
 	configured := poolShares(rps)
 	if len(configured) == 0 {
 		return nil
@@ -78,9 +80,30 @@ func appliedShares(rps []flowv1.RequestPriority) map[string]int32 {
 		configuredSum += int64(configured[rp.Name])
 	}
 	if appliedSum != configuredSum {
-		return nil
+		return stillFits(prev, rps, configuredSum)
 	}
 	return out
+}
+
+// stillFits returns prev when it holds shares for exactly the pool's members, each within the
+// member's bounds, summing to the configured sum; else nil.
+func stillFits(prev map[string]int32, rps []flowv1.RequestPriority, configuredSum int64) map[string]int32 {
+	members := poolMembers(rps)
+	if len(prev) != len(members) {
+		return nil
+	}
+	var sum int64
+	for _, rp := range members {
+		v, ok := prev[rp.Name]
+		if !ok || v < rp.Spec.Autopilot.MinShares || v > rp.Spec.Autopilot.MaxShares {
+			return nil
+		}
+		sum += int64(v)
+	}
+	if sum != configuredSum {
+		return nil
+	}
+	return prev
 }
 
 // inForce is the shares a pool member's native level holds: applied (appliedShares) or else

@@ -43,7 +43,35 @@ func TestAppliedShares(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := appliedShares(c.rps); !equality.Semantic.DeepEqual(got, c.want) {
+			if got := appliedShares(c.rps, nil); !equality.Semantic.DeepEqual(got, c.want) {
+				t.Errorf("appliedShares = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestAppliedSharesMidWrite: while the leader has written one member's new record and not
+// the other's, the shares projected until then stay in force, unless they no longer fit.
+func TestAppliedSharesMidWrite(t *testing.T) {
+	pool := autopilot.Pool(map[string]int32{"a": 10, "b": 30})
+	with := func(rp *flowv1.RequestPriority, applied int32) flowv1.RequestPriority {
+		rp.Status.Autopilot = &flowv1.AutopilotStatus{AppliedShares: ptr.To(applied), Pool: pool}
+		return *rp
+	}
+	// Step a 17 -> 20, b 23 -> 20: a is written, b not yet (20 + 23 != 40).
+	half := []flowv1.RequestPriority{with(pooledRP("a", 1, 10, 5, 40), 20), with(pooledRP("b", 2, 30, 5, 40), 23)}
+	for _, c := range []struct {
+		name       string
+		prev, want map[string]int32
+	}{
+		{"the previous shares stay", map[string]int32{"a": 17, "b": 23}, map[string]int32{"a": 17, "b": 23}},
+		{"no previous shares: Git's", nil, nil},
+		{"previous of another pool (sum differs): Git's", map[string]int32{"a": 18, "b": 23}, nil},
+		{"previous of other members: Git's", map[string]int32{"a": 17, "c": 23}, nil},
+		{"previous out of today's bounds: Git's", map[string]int32{"a": 4, "b": 36}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := appliedShares(half, c.prev); !equality.Semantic.DeepEqual(got, c.want) {
 				t.Errorf("appliedShares = %v, want %v", got, c.want)
 			}
 		})

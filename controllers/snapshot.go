@@ -76,7 +76,7 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 	if natives != nil {
 		s.natives = *natives
 		s.natives.PlannedPrecedences = prev.plannedPrecedences()
-		s.natives.AutopilotShares = appliedShares(rps)
+		s.natives.AutopilotShares = appliedShares(rps, prev.autopilotShares())
 		s.plan = native.Project(s.cfg, s.natives)
 		s.indexNatives()
 	}
@@ -93,6 +93,15 @@ func buildSnapshot(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, native
 			s.fsProjection(fs.Name), prev.fsViews()[fs.Name], now)
 	}
 	return s
+}
+
+// autopilotShares are the autopilot's applied shares the snapshot projected (nil without
+// them or without a snapshot).
+func (s *snapshot) autopilotShares() map[string]int32 {
+	if s == nil {
+		return nil
+	}
+	return s.natives.AutopilotShares
 }
 
 // plannedPrecedences are the precedences of the native FlowSchemas of s's plan (nil without
