@@ -27,7 +27,7 @@ func ExampleRecommend() {
 		fmt.Printf("%s: %d -> %d shares: %s\n", name, r.Level.Shares, r.Shares, r.Why)
 	}
 	// Output:
-	// tenant-a: 40 -> 50 shares: under pressure: demand p95 82.4 seats on 70 nominal (utilisation 1.18), 120 rejected of 4120; +10 shares for utilisation 0.94
+	// tenant-a: 40 -> 50 shares: under pressure: demand p95 80.0 seats, 82.4 counting the 120 rejected of 4120, on 70 nominal (utilisation 1.18); +10 shares for utilisation 0.94
 	// tenant-b: 40 -> 30 shares: slack: demand p95 30.0 seats on 70 nominal (utilisation 0.43); -10 shares for utilisation 0.57
 	// batch: 20 -> 20 shares: within the band 0.50-0.90: demand p95 25.0 seats on 35 nominal (utilisation 0.71); held
 }

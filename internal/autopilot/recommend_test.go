@@ -157,7 +157,7 @@ func TestRecommendLendableBorrowingAndWhy(t *testing.T) {
 	if ra.Shares != 14 || rb.Shares != 6 {
 		t.Fatalf("shares = %v, want a 14, b 6", shares(recs))
 	}
-	if want := "under pressure: demand p95 23.6 seats on 10 nominal (utilisation 2.36), 310 rejected of 1310; +4 shares for utilisation 1.68"; ra.Why != want {
+	if want := "under pressure: demand p95 18.0 seats, 23.6 counting the 310 rejected of 1310, on 10 nominal (utilisation 2.36); +4 shares for utilisation 1.68"; ra.Why != want {
 		t.Errorf("a why = %q\nwant %q", ra.Why, want)
 	}
 	// b: new nominal 10 x 6 / 10 = 6 seats; idle 100 x (1 - 2/6) = 66.7 -> 65 (was 0).

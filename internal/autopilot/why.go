@@ -79,13 +79,12 @@ func (a assessment) why(cfg Config, move int32) string {
 
 // figures are the demand figures behind a recommendation.
 func (a assessment) figures(cfg Config) string {
-	d := a.demand
-	s := fmt.Sprintf("demand p%s %.1f seats on %s nominal (utilisation %.2f)",
-		trim(cfg.Quantile*100), a.seats, trim(d.NominalSeats), a.util)
-	if d.Rejected > 0 {
-		s += fmt.Sprintf(", %s rejected of %s", trim(d.Rejected), trim(d.Dispatched+d.Rejected))
+	d, q := a.demand, trim(cfg.Quantile*100)
+	if d.Rejected > 0 { // a.seats counts the rejected requests' demand too
+		return fmt.Sprintf("demand p%s %.1f seats, %.1f counting the %s rejected of %s, on %s nominal (utilisation %.2f)",
+			q, d.Seats, a.seats, trim(d.Rejected), trim(d.Dispatched+d.Rejected), trim(d.NominalSeats), a.util)
 	}
-	return s
+	return fmt.Sprintf("demand p%s %.1f seats on %s nominal (utilisation %.2f)", q, a.seats, trim(d.NominalSeats), a.util)
 }
 
 // heldBecause says why a level outside the band did not move.
