@@ -99,6 +99,10 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, w Window) S
 		st.State, st.Message = v1alpha1.AutopilotHolding, "the applied shares fit the measured demand"
 		return st
 	}
+	if !anyUp(asked) { // only slack levels: nobody to give to (they stay confirmed for when one is)
+		st.State, st.Message = v1alpha1.AutopilotHolding, "no level under pressure; slack: "+describe(asked)
+		return st
+	}
 	need := max(l.cfg.Confirmations, 1)
 	held := map[string]bool{}
 	for _, a := range assessed {
@@ -127,6 +131,16 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, w Window) S
 	st.State = v1alpha1.AutopilotApplied
 	st.Message = fmt.Sprintf("applied after %d agreeing windows: %s", need, describe(moved))
 	return st
+}
+
+// anyUp reports whether a level asks for more shares.
+func anyUp(asked map[string]Direction) bool {
+	for _, d := range asked {
+		if d == Up {
+			return true
+		}
+	}
+	return false
 }
 
 // confirm counts, per level, the consecutive windows asking for the same direction.

@@ -247,3 +247,17 @@ func TestLoopConfirmsPerLevel(t *testing.T) {
 		t.Errorf("c's recommendation = %d shares, want 22: %s", r.Shares, r.Why)
 	}
 }
+
+// TestLoopIdlePoolHolds: every level slack, none under pressure: nothing can move, and the
+// state says Holding (not Confirming) in every window.
+func TestLoopIdlePoolHolds(t *testing.T) {
+	a, da := lvl("a", 20, 2, 0)
+	b, db := lvl("b", 20, 3, 0)
+	levels, w := []Level{a, b}, Window{Levels: map[string]Demand{"a": da, "b": db}}
+	l := NewLoop(DefaultConfig(), Memory{})
+	for i := range 5 {
+		if s := l.Observe(t0.Add(time.Duration(i)*time.Minute), levels, w); s.Changed || s.State != v1alpha1.AutopilotHolding {
+			t.Fatalf("window %d of an idle pool: %+v", i, s)
+		}
+	}
+}
