@@ -6,17 +6,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/internal/cli/recommend"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The flooded tenant: user bob on level "hot" (2 shares, one queue of 5 requests, no
@@ -136,42 +133,15 @@ func applyTenant(ctx context.Context, t *testing.T) {
 // bobClient is an HTTP client authenticated as bob and the URL he floods.
 func bobClient(t *testing.T) (*http.Client, string) {
 	t.Helper()
-	bob, err := cluster.Env.AddUser(envtest.User{Name: "bob"}, nil)
+	client, url, err := cluster.UserClient("bob", "tenant")
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := rest.HTTPClientFor(bob.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, strings.TrimSuffix(bob.Config().Host, "/") + "/api/v1/namespaces/tenant/configmaps"
+	return client, url
 }
 
 // flood lists url from floodWorkers goroutines for d (or until ctx ends) and returns the
 // number of 429 responses.
 func flood(ctx context.Context, client *http.Client, url string, d time.Duration) int64 {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var rejected atomic.Int64
-	var wg sync.WaitGroup
-	for range floodWorkers {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-				if err != nil {
-					return
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					continue
-				}
-				_ = resp.Body.Close()
-				if resp.StatusCode == http.StatusTooManyRequests {
-					rejected.Add(1)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return rejected.Load()
+	return harness.Flood(ctx, client, url, floodWorkers, d)
 }
