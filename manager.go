@@ -14,17 +14,13 @@ import (
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -32,10 +28,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
-	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 	"github.com/apf-operator/apf-operator/webhooks"
@@ -214,21 +209,13 @@ func runManager(f *managerFlags) error {
 	return nil
 }
 
-func newScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(flowv1.AddToScheme(s))
-	return s
-}
-
 func startManager(ctx context.Context, f *managerFlags) error {
 	disableHTTP2 := func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} } // CVE-2023-44487
 	restConfig, err := loadRESTConfig(f.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
-		Scheme: newScheme(),
+	mgr, err := managerbase.New(ctx, restConfig, ctrl.Options{
 		Metrics: metricsserver.Options{
 			BindAddress:    f.metricsAddr,
 			SecureServing:  true,
@@ -238,7 +225,6 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Port: f.webhookPort, CertDir: f.webhookCertDir, TLSOpts: f.webhookTLS.opts(disableHTTP2),
 		}),
-		Cache:                         cache.Options{DefaultTransform: controllers.CacheTransform},
 		HealthProbeBindAddress:        f.probeAddr,
 		PprofBindAddress:              f.pprofAddr,
 		LeaderElection:                f.leaderElect,
@@ -250,10 +236,7 @@ func startManager(ctx context.Context, f *managerFlags) error {
 		RetryPeriod:                   &f.retryPeriod,
 	})
 	if err != nil {
-		return fmt.Errorf("creating the manager: %w", err)
-	}
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		return fmt.Errorf("registering cache indexes: %w", err)
+		return err
 	}
 	events, err := f.eventRateLimitEngine()
 	if err != nil {

@@ -1,4 +1,4 @@
-package controllers
+package managerbase
 
 import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -37,4 +37,4 @@ func CacheTransform(obj any) (any, error) {
 
 // defaultRequestPriorities and defaultFlowSchemas are the names of the defaults of either
 // enforcement mode.
-var defaultRequestPriorities, defaultFlowSchemas = defaults.Names()[kindRequestPriority], defaults.Names()[kindFlowSchema]
+var defaultRequestPriorities, defaultFlowSchemas = defaults.Names()["RequestPriority"], defaults.Names()["FlowSchema"]

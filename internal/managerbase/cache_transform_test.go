@@ -1,4 +1,4 @@
-package controllers
+package managerbase
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
@@ -18,13 +19,13 @@ func TestCacheTransform(t *testing.T) {
 	user := metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate}
 	entries := func(e ...metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry { return e }
 
-	userObject := userRP("tenant", 10)
+	userObject := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "tenant"}}
 	userObject.ManagedFields = entries(user)
 	defaultRP := defaults.RequestPriorities()[0]
 	defaultRP.ManagedFields = entries(user)
 	defaultFS := defaults.FlowSchemas()[0]
 	defaultFS.ManagedFields = entries(user)
-	userSchema := userFS("svc", "tenant")
+	userSchema := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "svc"}}
 	userSchema.ManagedFields = entries(user)
 	level := &flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{ManagedFields: entries(ours, status)}}
 	projected := &flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{ManagedFields: entries(status, ours)}}
