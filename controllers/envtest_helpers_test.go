@@ -22,6 +22,12 @@ import (
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
+// The kinds as events and the defaults metrics name them.
+const (
+	kindRequestPriority = "RequestPriority"
+	kindFlowSchema      = "FlowSchema"
+)
+
 var defaultNames = []string{"system-top", "system-high", "system-low", "workload-high", "workload-low"}
 
 // waitRPReason waits until the RequestPriority's current Ready condition reads want, for

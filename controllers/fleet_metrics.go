@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/reconcileutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -72,7 +73,7 @@ func newFleetMetrics(reg prometheus.Registerer) (*fleetMetrics, error) {
 			Help: "Always 1, for each object in effect that is not projected onto kube-apiserver's native objects, with the reason (at most 100 series, the first by kind and name).",
 		}, []string{"kind", "name", "reason"})},
 	}
-	if err := registerAll(reg, m.configInfo.GaugeVec, m.objects.GaugeVec, m.notProjected.GaugeVec); err != nil {
+	if err := reconcileutil.RegisterAll(reg, m.configInfo.GaugeVec, m.objects.GaugeVec, m.notProjected.GaugeVec); err != nil {
 		return nil, err
 	}
 	return m, nil

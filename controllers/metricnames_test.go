@@ -17,6 +17,7 @@ import (
 	// The webhook server's package registers controller_runtime_webhook_* at init.
 	_ "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/apf-operator/apf-operator/controllers/defaults"
 	filtermetrics "github.com/apf-operator/apf-operator/internal/apf/metrics"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 )
@@ -34,7 +35,7 @@ type metricNames struct {
 func newMetricNames(t *testing.T) *metricNames {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	if _, err := newDefaultsMetrics(reg); err != nil {
+	if _, err := defaults.NewMetrics(reg); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := newProjectionMetrics(reg); err != nil {

@@ -20,8 +20,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/reconcileutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
+
+// The projection (enforcement native) reads kube-apiserver's native flowcontrol objects and
+// writes only its own, with server-side apply (patch; create for the first apply).
+// +kubebuilder:rbac:groups=flowcontrol.apiserver.k8s.io,resources=prioritylevelconfigurations;flowschemas,verbs=get;list;watch;create;patch;delete
 
 // projectionKey is the one request the projector handles: every event maps to it, so the
 // native objects are always planned over the whole configuration.
@@ -37,7 +42,7 @@ type projector struct {
 	recorder  events.EventRecorder
 	snapshots *snapshotHolder
 	metrics   *projectionMetrics
-	pending   *expectations
+	pending   *reconcileutil.Expectations
 	inFlight  *inFlight
 }
 
@@ -60,12 +65,12 @@ func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 		return ctrl.Result{}, nil // the first snapshot enqueues the key
 	}
 	for i := range snap.natives.PriorityLevels {
-		p.pending.observe(&snap.natives.PriorityLevels[i])
+		p.pending.Observe(&snap.natives.PriorityLevels[i])
 	}
 	for i := range snap.natives.FlowSchemas {
-		p.pending.observe(&snap.natives.FlowSchemas[i])
+		p.pending.Observe(&snap.natives.FlowSchemas[i])
 	}
-	if wait := p.pending.wait(); wait > 0 {
+	if wait := p.pending.Wait(); wait > 0 {
 		// The snapshot predates some of our writes: the one showing them enqueues the key.
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -139,7 +144,7 @@ func (p *projector) apply(ctx context.Context, obj client.Object, kind string) e
 		p.warn(obj, kind, err)
 		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
 	}
-	p.pending.expect(applied)
+	p.pending.Expect(applied)
 	p.snapshots.projected.record(time.Now())
 	logf.FromContext(ctx).Info("Applied native object", "kind", obj.GetObjectKind().GroupVersionKind().Kind,
 		"name", obj.GetName(), "source", obj.GetAnnotations()[flowv1.AnnotationSource])

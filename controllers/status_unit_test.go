@@ -1,16 +1,12 @@
 package controllers
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	testingclock "k8s.io/utils/clock/testing"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -76,83 +72,5 @@ func TestFlowSchemaStatusFollowsGeneration(t *testing.T) {
 	ready := meta.FindStatusCondition(st.Conditions, flowv1.ConditionReady)
 	if st.ObservedGeneration != 2 || ready.ObservedGeneration != 2 || !ready.LastTransitionTime.Equal(&t0) {
 		t.Errorf("status after a spec change: %+v", st)
-	}
-}
-
-func TestAnnounceReadyOnlyOnTransitions(t *testing.T) {
-	rp := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
-	var none []metav1.Condition
-	up := requestPriorityStatus(rp, accepted(), t0).Conditions
-	down := requestPriorityStatus(rp, duplicate(), t0).Conditions
-	invalid := requestPriorityStatus(rp, effective.Status{Reason: flowv1.ReasonInvalidSpec, Message: "bad"}, t0).Conditions
-	for _, tc := range []struct {
-		name          string
-		before, after []metav1.Condition
-		want          string // "" for no event
-	}{
-		{"first status, in effect: not announced", none, up, ""},
-		{"first status, ignored", none, down, "Warning DuplicatePriorityLevel"},
-		{"unchanged", up, up, ""},
-		{"into a duplicate", up, down, "Warning DuplicatePriorityLevel"},
-		{"back in effect", down, up, "Normal Accepted"},
-		{"other reason, still not ready", down, invalid, "Warning InvalidSpec"},
-	} {
-		rec := events.NewFakeRecorder(2)
-		announceReady(rec, rp, tc.before, tc.after)
-		close(rec.Events)
-		var got []string
-		for e := range rec.Events {
-			got = append(got, e)
-		}
-		switch {
-		case tc.want == "" && len(got) != 0:
-			t.Errorf("%s: events %v, want none", tc.name, got)
-		case tc.want != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.want)):
-			t.Errorf("%s: events %v, want one %q", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestExpectations(t *testing.T) {
-	obj := func(uid string, gen int64) *flowv1.FlowSchema {
-		fs := &flowv1.FlowSchema{}
-		fs.UID, fs.Generation = types.UID(uid), gen
-		return fs
-	}
-	clk := testingclock.NewFakePassiveClock(t0.Time)
-	e := newExpectations(time.Minute, clk)
-	if e.wait() != 0 {
-		t.Fatal("waiting with nothing pending")
-	}
-	e.expect(obj("a", 2))
-	if e.wait() == 0 {
-		t.Fatal("not waiting for an unseen write")
-	}
-	e.observe(obj("a", 1)) // an older version of the object
-	if e.wait() == 0 {
-		t.Fatal("an older generation fulfilled the expectation")
-	}
-	e.observe(obj("b", 5)) // another object
-	e.observe(obj("a", 2))
-	if e.wait() != 0 {
-		t.Fatal("still waiting after the write was seen")
-	}
-
-	// The event may beat the writer: seen before expected.
-	e.observe(obj("c", 1))
-	e.expect(obj("c", 1))
-	if e.wait() != 0 {
-		t.Fatal("an event seen before expect was not matched")
-	}
-
-	// A write never seen is waited for until the timeout, then given up.
-	e.expect(obj("d", 1))
-	clk.SetTime(t0.Add(40 * time.Second))
-	if got := e.wait(); got != 20*time.Second {
-		t.Fatalf("wait = %s, want the 20s left", got)
-	}
-	clk.SetTime(t0.Add(time.Minute))
-	if e.wait() != 0 {
-		t.Fatal("an expired expectation still blocks")
 	}
 }

@@ -1,4 +1,4 @@
-package controllers
+package defaults
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 // only while generation, label and annotation are what the plan saw, and every refusal is
 // recognised as a lost race.
 func TestRepairPatchPreconditions(t *testing.T) {
-	resetCluster(t)
 	drifted := defaultFS("workload-low")
 	drifted.Spec.MatchingPriority = 1
 	create(t, &drifted)
@@ -61,7 +60,6 @@ func TestRepairPatchPreconditions(t *testing.T) {
 // TestHandOverPatchPreconditions checks the hand-over patch against the real API server: it
 // sets autoupdate "false" only while generation, label and annotation are what the plan saw.
 func TestHandOverPatchPreconditions(t *testing.T) {
-	resetCluster(t)
 	applied := defaultRP("system-high")
 	applied.Spec.QueueLengthLimit = ptr.To[int32](300)
 	create(t, &applied)

@@ -1,4 +1,4 @@
-package controllers
+package defaults
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const (
 
 // apply carries out the plan. Lost races are counted and reported, not returned: the event
 // that caused them triggers the next pass.
-func (r *defaultsReconciler) apply(ctx context.Context, a defaults.Actions) error {
+func (r *reconciler) apply(ctx context.Context, a defaults.Actions) error {
 	errs := []error{r.createInOrder(ctx, a)}
 	for i := range a.RepairRequestPriorities {
 		rp := &a.RepairRequestPriorities[i]
@@ -45,7 +45,7 @@ func (r *defaultsReconciler) apply(ctx context.Context, a defaults.Actions) erro
 // that the FlowSchemas find theirs) and stops at the first failure: the plan puts the objects
 // that end the need to create last, and creating one of them after a failed creation would
 // leave the set incomplete for good.
-func (r *defaultsReconciler) createInOrder(ctx context.Context, a defaults.Actions) error {
+func (r *reconciler) createInOrder(ctx context.Context, a defaults.Actions) error {
 	for i := range a.CreateRequestPriorities {
 		if err := r.create(ctx, &a.CreateRequestPriorities[i], kindRequestPriority, whyRequestPriorities); err != nil {
 			return err
@@ -59,12 +59,12 @@ func (r *defaultsReconciler) createInOrder(ctx context.Context, a defaults.Actio
 	return nil
 }
 
-func (r *defaultsReconciler) create(ctx context.Context, obj client.Object, kind, why string) error {
+func (r *reconciler) create(ctx context.Context, obj client.Object, kind, why string) error {
 	log := logf.FromContext(ctx).WithValues(kind, klog.KObj(obj))
 	err := r.client.Create(ctx, obj)
 	switch {
 	case err == nil:
-		r.pending.expect(obj)
+		r.pending.Expect(obj)
 		r.metrics.created.WithLabelValues(kind).Inc()
 		log.Info("Created default object", "reason", why)
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Created", "CreateDefault",
@@ -85,7 +85,7 @@ func (r *defaultsReconciler) create(ctx context.Context, obj client.Object, kind
 // it only if the object is still what the plan saw: same generation (spec unchanged), still
 // labeled as the operator's, autoupdate still "true". Status writes do not change the
 // generation, so they do not make a repair fail; a user's edit in between does.
-func (r *defaultsReconciler) repair(ctx context.Context, obj client.Object, spec any, kind string) error {
+func (r *reconciler) repair(ctx context.Context, obj client.Object, spec any, kind string) error {
 	log := logf.FromContext(ctx).WithValues(kind, klog.KObj(obj))
 	patch, err := repairPatch(obj.GetGeneration(), spec)
 	if err != nil {
@@ -94,7 +94,7 @@ func (r *defaultsReconciler) repair(ctx context.Context, obj client.Object, spec
 	err = r.client.Patch(ctx, obj, patch)
 	switch {
 	case err == nil:
-		r.pending.expect(obj)
+		r.pending.Expect(obj)
 		r.metrics.repaired.WithLabelValues(kind).Inc()
 		log.Info("Restored the default spec")
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Repaired", "RepairDefault",
@@ -117,7 +117,7 @@ func (r *defaultsReconciler) repair(ctx context.Context, obj client.Object, spec
 // handOver records that the user took a default object over by applying their own spec: it
 // sets the autoupdate annotation to "false" (with the same preconditions as a repair), so that
 // the operator never restores that spec and the applier's next apply changes nothing.
-func (r *defaultsReconciler) handOver(ctx context.Context, h defaults.HandOver) error {
+func (r *reconciler) handOver(ctx context.Context, h defaults.HandOver) error {
 	obj, ok := h.Object.(client.Object)
 	if !ok {
 		return fmt.Errorf("%s %s: not a client.Object", h.Kind, h.Object.GetName())
@@ -130,7 +130,7 @@ func (r *defaultsReconciler) handOver(ctx context.Context, h defaults.HandOver) 
 	err = r.client.Patch(ctx, obj, patch)
 	switch {
 	case err == nil:
-		r.pending.expect(obj)
+		r.pending.Expect(obj)
 		r.metrics.takenOver.WithLabelValues(h.Kind).Inc()
 		log.Info("Default object taken over by an applied manifest; no longer restoring its spec", "appliedBy", h.By)
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "TakenOver", "HandOverDefault",
@@ -150,7 +150,7 @@ func (r *defaultsReconciler) handOver(ctx context.Context, h defaults.HandOver) 
 
 // reportBlocked emits a warning the first time an object is blocked (or its reason changes)
 // and forgets objects that are no longer blocked.
-func (r *defaultsReconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) {
+func (r *reconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) {
 	now := make(map[string]string, len(blocked))
 	for _, b := range blocked {
 		key := b.Kind + "/" + b.Name

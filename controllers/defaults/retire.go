@@ -1,4 +1,4 @@
-package controllers
+package defaults
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // retire deletes the defaults of the other enforcement mode that the plan retires, FlowSchemas
 // first so that none is left referring to a deleted RequestPriority, and stops at the first
 // failure (the next pass decides again).
-func (r *defaultsReconciler) retire(ctx context.Context, a defaults.Actions) error {
+func (r *reconciler) retire(ctx context.Context, a defaults.Actions) error {
 	for i := range a.RetireFlowSchemas {
 		if err := r.retireOne(ctx, &a.RetireFlowSchemas[i], kindFlowSchema); err != nil {
 			return err
@@ -33,13 +33,13 @@ func (r *defaultsReconciler) retire(ctx context.Context, a defaults.Actions) err
 // retireOne deletes obj only if it is still the version the plan saw (uid and
 // resourceVersion preconditions): a user who meanwhile set the autoupdate annotation to
 // "false" or removed the label keeps the object.
-func (r *defaultsReconciler) retireOne(ctx context.Context, obj client.Object, kind string) error {
+func (r *reconciler) retireOne(ctx context.Context, obj client.Object, kind string) error {
 	log := logf.FromContext(ctx).WithValues(kind, klog.KObj(obj))
 	uid, rv := obj.GetUID(), obj.GetResourceVersion()
 	err := r.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &rv})
 	switch {
 	case err == nil:
-		r.pending.expect(obj)
+		r.pending.Expect(obj)
 		log.Info("Retired a default of the other enforcement mode", "set", r.set.Name())
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Retired", "RetireDefault",
 			"Deleted %s %s: the operator created it as a default of the other enforcement mode, and the %s "+

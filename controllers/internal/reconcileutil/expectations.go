@@ -1,4 +1,4 @@
-package controllers
+package reconcileutil
 
 import (
 	"sync"
@@ -9,18 +9,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// expectationTimeout bounds how long the defaults reconciler waits for the cache to show one of
-// its writes (the object may have been deleted before the informer saw it).
-const expectationTimeout = 10 * time.Second
+// ExpectationTimeout bounds how long a reconciler waits for the cache to show one of its
+// writes (the object may have been deleted before the informer saw it).
+const ExpectationTimeout = 10 * time.Second
 
-// expectations remembers the operator's writes until an event shows the cache holds them (the
+// Expectations remembers the operator's writes until an event shows the cache holds them (the
 // informer updates its store before it calls the handlers), so that the next decision is not
 // taken on a cache that predates them: that would repeat a creation (AlreadyExists) or a repair
 // (Conflict) that already succeeded.
 //
-// The event of a write may reach observe before the writer calls expect, so observe records
-// what it sees and wait matches both sides.
-type expectations struct {
+// The event of a write may reach Observe before the writer calls Expect, so Observe records
+// what it sees and Wait matches both sides. It is safe for concurrent use.
+type Expectations struct {
 	timeout time.Duration
 	clock   clock.PassiveClock
 
@@ -32,33 +32,35 @@ type expectations struct {
 	seen map[types.UID]int64
 }
 
+// expected is a write not yet seen.
 type expected struct {
 	generation int64
 	deadline   time.Time
 }
 
-func newExpectations(timeout time.Duration, clk clock.PassiveClock) *expectations {
-	return &expectations{timeout: timeout, clock: clk, pending: map[types.UID]expected{}, seen: map[types.UID]int64{}}
+// NewExpectations returns Expectations that give up on a write after timeout, as clk tells.
+func NewExpectations(timeout time.Duration, clk clock.PassiveClock) *Expectations {
+	return &Expectations{timeout: timeout, clock: clk, pending: map[types.UID]expected{}, seen: map[types.UID]int64{}}
 }
 
-// expect records a successful write of obj, as the API server returned it.
-func (e *expectations) expect(obj client.Object) {
+// Expect records a successful write of obj, as the API server returned it.
+func (e *Expectations) Expect(obj client.Object) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.pending[obj.GetUID()] = expected{generation: obj.GetGeneration(), deadline: e.clock.Now().Add(e.timeout)}
 }
 
-// observe records that the cache holds obj (called from the event handlers).
-func (e *expectations) observe(obj client.Object) {
+// Observe records that the cache holds obj (called from the event handlers).
+func (e *Expectations) Observe(obj client.Object) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.seen[obj.GetUID()] = max(e.seen[obj.GetUID()], obj.GetGeneration())
 }
 
-// wait returns how long to wait for the longest pending write, 0 when the cache shows them
+// Wait returns how long to wait for the longest pending write, 0 when the cache shows them
 // all. Writes seen or expired are dropped, and so is what was seen: a later write can only be
 // matched by a later event.
-func (e *expectations) wait() time.Duration {
+func (e *Expectations) Wait() time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.clock.Now()

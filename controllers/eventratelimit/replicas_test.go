@@ -1,4 +1,4 @@
-package controllers
+package eventratelimit
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
+	"github.com/apf-operator/apf-operator/internal/managerbase"
 )
 
 // TestReplicaDividerFollowsReadyReplicas: the divisor is the Deployment's ready replicas (at
@@ -20,7 +21,7 @@ import (
 func TestReplicaDividerFollowsReadyReplicas(t *testing.T) {
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "apf-operator", Namespace: "apf"},
 		Status: appsv1.DeploymentStatus{ReadyReplicas: 3}}
-	c := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(dep).WithStatusSubresource(dep).Build()
+	c := fake.NewClientBuilder().WithScheme(managerbase.Scheme()).WithObjects(dep).WithStatusSubresource(dep).Build()
 	engine := eventratelimit.New(clocktesting.NewFakePassiveClock(time.Now()), nil)
 	engine.Update([]eventratelimit.Config{{Name: "s", Generation: 1, Spec: flowv1.EventRateLimitSpec{
 		Limits: []flowv1.EventRateLimitLimit{{Type: flowv1.EventRateLimitServer, QPS: 30, Burst: 30}}}}})

@@ -1,4 +1,4 @@
-package controllers
+package reconcileutil
 
 import (
 	"testing"
@@ -39,7 +39,7 @@ func TestSetStalledReconciling(t *testing.T) {
 			// A stale Stalled and Reconciling from an earlier state must be replaced or removed.
 			meta.SetStatusCondition(&conds, metav1.Condition{Type: flowv1.ConditionStalled, Status: "True", Reason: "Old", Message: "old"})
 			meta.SetStatusCondition(&conds, metav1.Condition{Type: flowv1.ConditionReconciling, Status: "True", Reason: "Old", Message: "old"})
-			setStalledReconciling(&conds, 4, t1)
+			SetStalledReconciling(&conds, 4, t1)
 			checkAbnormalTrue(t, conds, flowv1.ConditionStalled, tc.stalled)
 			checkAbnormalTrue(t, conds, flowv1.ConditionReconciling, tc.reconciling)
 		})

@@ -1,4 +1,4 @@
-package controllers
+package eventratelimit
 
 import (
 	"context"
@@ -15,17 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/reconcileutil"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// DefaultEventRateLimitStatusPeriod is how often the counts of an EventRateLimit's status are
-// refreshed while events flow: the status is written at most this often, never per event.
-const DefaultEventRateLimitStatusPeriod = 10 * time.Second
-
-// eventRateLimitStatus writes the status of EventRateLimit objects (leader only): Ready, the
+// statusReconciler writes the status of EventRateLimit objects (leader only): Ready, the
 // observed generation and the leader replica's counts.
-type eventRateLimitStatus struct {
+type statusReconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	clock    clock.PassiveClock
@@ -34,7 +31,7 @@ type eventRateLimitStatus struct {
 	period time.Duration
 }
 
-func (r *eventRateLimitStatus) setup(mgr ctrl.Manager) error {
+func (r *statusReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("eventratelimit-status").
 		For(&flowv1.EventRateLimit{}).
@@ -43,7 +40,7 @@ func (r *eventRateLimitStatus) setup(mgr ctrl.Manager) error {
 
 // Reconcile computes the status and writes it only when it changed; while the object is
 // enforced it comes back every period to refresh the counts.
-func (r *eventRateLimitStatus) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
+func (r *statusReconciler) Reconcile(ctx context.Context, req reconcile.Request) (ctrl.Result, error) {
 	var o flowv1.EventRateLimit
 	if err := r.client.Get(ctx, req.NamespacedName, &o); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -56,9 +53,9 @@ func (r *eventRateLimitStatus) Reconcile(ctx context.Context, req reconcile.Requ
 	before := o.Status.Conditions
 	o.Status = desired
 	if err := r.client.Status().Update(ctx, &o); err != nil {
-		return statusWriteResult(err)
+		return reconcileutil.StatusWriteResult(err)
 	}
-	announceReady(r.recorder, &o, before, desired.Conditions)
+	reconcileutil.AnnounceReady(r.recorder, &o, before, desired.Conditions)
 	return result, nil
 }
 
@@ -70,7 +67,7 @@ const engineLagRetry = 200 * time.Millisecond
 // change only). While the engine has not caught up with the object's generation, the status is
 // left as it is, so that observedGeneration == generation always means the counts are this
 // generation's.
-func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.EventRateLimitStatus, time.Duration) {
+func (r *statusReconciler) desiredStatus(o *flowv1.EventRateLimit) (flowv1.EventRateLimitStatus, time.Duration) {
 	st := *o.Status.DeepCopy()
 	st.ObservedGeneration = o.Generation
 	cond := metav1.Condition{Type: flowv1.ConditionReady, Status: metav1.ConditionTrue, Reason: flowv1.ReasonAccepted,
@@ -85,7 +82,7 @@ func (r *eventRateLimitStatus) desiredStatus(o *flowv1.EventRateLimit) (flowv1.E
 		cond.Message = "the operator runs without the events webhook (--enable-event-rate-limit=false)"
 	}
 	meta.SetStatusCondition(&st.Conditions, cond)
-	setStalledReconciling(&st.Conditions, o.Generation, cond.LastTransitionTime)
+	reconcileutil.SetStalledReconciling(&st.Conditions, o.Generation, cond.LastTransitionTime)
 	if cond.Status != metav1.ConditionTrue {
 		st.AcceptedEvents, st.RejectedEvents, st.CountingSince = 0, 0, nil
 		return st, 0

@@ -1,4 +1,4 @@
-package controllers
+package eventratelimit
 
 import (
 	"context"
@@ -10,16 +10,6 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
-)
-
-// Replica modes of the EventRateLimit buckets (--event-rate-limit-replicas).
-const (
-	// EventRateLimitDivide divides every limit by the ready replicas of the operator's
-	// Deployment, so that the cluster-wide rate is the configured one (the default).
-	EventRateLimitDivide = "divide"
-	// EventRateLimitPerReplica gives every replica the full limits: the cluster-wide rate is
-	// up to replicas × qps.
-	EventRateLimitPerReplica = "perReplica"
 )
 
 // replicaPollPeriod is how often the ready replicas are read.

@@ -1,4 +1,4 @@
-package controllers
+package reconcileutil
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -11,10 +11,10 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 )
 
-// setReady sets the Ready condition from an effective status. The transition time is now only
+// SetReady sets the Ready condition from an effective status. The transition time is now only
 // when the condition's status changes; otherwise the stored one is kept, so an unchanged
 // status compares equal and is not written.
-func setReady(conditions *[]metav1.Condition, st effective.Status, generation int64, now metav1.Time) {
+func SetReady(conditions *[]metav1.Condition, st effective.Status, generation int64, now metav1.Time) {
 	status := metav1.ConditionFalse
 	if st.InEffect {
 		status = metav1.ConditionTrue
@@ -29,11 +29,11 @@ func setReady(conditions *[]metav1.Condition, st effective.Status, generation in
 	})
 }
 
-// announceReady emits an event when the Ready condition changed its status or reason: Normal
+// AnnounceReady emits an event when the Ready condition changed its status or reason: Normal
 // when it became True, Warning when it became False. A new object's first Ready=True is not
 // announced: it is what every valid object does, and in a bulk apply from Git its events would
 // be a third of the operator's writes; its status says it (docs/configuration.md).
-func announceReady(rec events.EventRecorder, obj runtime.Object, before, after []metav1.Condition) {
+func AnnounceReady(rec events.EventRecorder, obj runtime.Object, before, after []metav1.Condition) {
 	old := meta.FindStatusCondition(before, flowv1.ConditionReady)
 	now := meta.FindStatusCondition(after, flowv1.ConditionReady)
 	switch {
@@ -49,13 +49,13 @@ func announceReady(rec events.EventRecorder, obj runtime.Object, before, after [
 	rec.Eventf(obj, nil, eventType, now.Reason, "UpdateStatus", "Ready=%s: %s", now.Status, now.Message)
 }
 
-// setStalledReconciling derives kstatus's abnormal-true conditions from Ready and Projected
+// SetStalledReconciling derives kstatus's abnormal-true conditions from Ready and Projected
 // (call it after both are set): Stalled while the object cannot take effect without a change
 // by the user (Ready False, or Projected False for any reason but Pending), Reconciling while
 // the native object is being written. Each is absent otherwise. kstatus (Flux, kpt) reads a
 // False Ready alone as InProgress, which would leave a duplicate level "in progress" until a
 // timeout; with Stalled it reports Failed at once, with the reason and message.
-func setStalledReconciling(conditions *[]metav1.Condition, generation int64, now metav1.Time) {
+func SetStalledReconciling(conditions *[]metav1.Condition, generation int64, now metav1.Time) {
 	stalled, reconciling := stalledReconcilingCause(*conditions)
 	setAbnormalTrue(conditions, flowv1.ConditionStalled, stalled, generation, now)
 	setAbnormalTrue(conditions, flowv1.ConditionReconciling, reconciling, generation, now)

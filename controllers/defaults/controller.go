@@ -1,4 +1,4 @@
-package controllers
+package defaults
 
 import (
 	"context"
@@ -18,38 +18,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/reconcileutil"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 )
 
-// defaultsKey is the one request the defaults reconciler handles: every event maps to it, so
+// clusterKey is the one request the defaults reconciler handles: every event maps to it, so
 // the decision is always taken over the whole cluster.
-var defaultsKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "apf-defaults"}}
+var clusterKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "apf-defaults"}}
 
-// defaultsReconciler keeps the default objects of its enforcement mode present and repaired,
+// reconciler keeps the default objects of its enforcement mode present and repaired,
 // and retires those of the other mode that it created.
-type defaultsReconciler struct {
+type reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	// set is the defaults of the operator's enforcement mode.
 	set     defaults.Set
-	metrics *defaultsMetrics
+	metrics *Metrics
 	resync  time.Duration
 	// pending holds the writes the cache has not shown yet; blocked the blocked objects already
 	// reported, by kind/name. Both are touched by one worker only, pending also by event
 	// handlers.
-	pending *expectations
+	pending *reconcileutil.Expectations
 	blocked map[string]string
 }
 
-func newDefaultsReconciler(c client.Client, rec events.EventRecorder, m *defaultsMetrics, opts Options) *defaultsReconciler {
-	return &defaultsReconciler{client: c, recorder: rec, set: defaults.For(opts.Enforcement), metrics: m, resync: opts.ResyncPeriod,
-		pending: newExpectations(expectationTimeout, opts.Clock), blocked: map[string]string{}}
+func newReconciler(c client.Client, rec events.EventRecorder, m *Metrics, opts Options) *reconciler {
+	return &reconciler{client: c, recorder: rec, set: defaults.For(opts.Enforcement), metrics: m, resync: opts.ResyncPeriod,
+		pending: reconcileutil.NewExpectations(reconcileutil.ExpectationTimeout, opts.Clock), blocked: map[string]string{}}
 }
 
 // setup watches both kinds (creations, deletions and changes of spec, labels or annotations,
-// not status-only updates) and enqueues defaultsKey once at start, so an empty cluster is
+// not status-only updates) and enqueues clusterKey once at start, so an empty cluster is
 // filled without waiting for an event.
-func (r *defaultsReconciler) setup(mgr ctrl.Manager) error {
+func (r *reconciler) setup(mgr ctrl.Manager) error {
 	changed := builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
 		predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))
 	toKey := handler.EnqueueRequestsFromMapFunc(r.observe)
@@ -59,22 +60,22 @@ func (r *defaultsReconciler) setup(mgr ctrl.Manager) error {
 		Watches(&flowv1.RequestPriority{}, toKey, changed).
 		Watches(&flowv1.FlowSchema{}, toKey, changed).
 		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-			q.Add(defaultsKey)
+			q.Add(clusterKey)
 			return nil
 		})).
 		Complete(r)
 }
 
-// observe maps every event to defaultsKey and marks the operator's own writes as seen.
-func (r *defaultsReconciler) observe(_ context.Context, obj client.Object) []reconcile.Request {
-	r.pending.observe(obj)
-	return []reconcile.Request{defaultsKey}
+// observe maps every event to clusterKey and marks the operator's own writes as seen.
+func (r *reconciler) observe(_ context.Context, obj client.Object) []reconcile.Request {
+	r.pending.Observe(obj)
+	return []reconcile.Request{clusterKey}
 }
 
 // Reconcile plans from the cache and carries out the plan. It waits until the cache shows the
 // operator's previous writes, so that it never decides on a view that predates them.
-func (r *defaultsReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
-	if wait := r.pending.wait(); wait > 0 {
+func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+	if wait := r.pending.Wait(); wait > 0 {
 		logf.FromContext(ctx).V(1).Info("Waiting for the cache to show the operator's writes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}

@@ -1,4 +1,4 @@
-package controllers
+package defaults
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package controllers
+package eventratelimit
 
 import (
 	"context"
@@ -19,18 +19,14 @@ import (
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// The EventRateLimit reconcilers read the objects through the cache and write their status.
-// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=eventratelimits,verbs=get;list;watch
-// +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=eventratelimits/status,verbs=update
-
-// eventRateLimitConfig hands every valid EventRateLimit object to the engine. It runs in every
+// configReconciler hands every valid EventRateLimit object to the engine. It runs in every
 // replica (not only the leader), because every replica serves the events webhook.
-type eventRateLimitConfig struct {
+type configReconciler struct {
 	client client.Reader
 	engine *eventratelimit.Engine
 }
 
-func (r *eventRateLimitConfig) setup(mgr ctrl.Manager) error {
+func (r *configReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("eventratelimit-config").
 		For(&flowv1.EventRateLimit{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -40,20 +36,20 @@ func (r *eventRateLimitConfig) setup(mgr ctrl.Manager) error {
 
 // Reconcile rebuilds the engine's configuration from all objects, whichever one changed: the
 // engine keeps the buckets of objects whose generation did not change.
-func (r *eventRateLimitConfig) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
+func (r *configReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	var list flowv1.EventRateLimitList
 	if err := r.client.List(ctx, &list); err != nil {
 		return ctrl.Result{}, err
 	}
-	configs := enforcedEventRateLimits(list.Items)
+	configs := enforced(list.Items)
 	r.engine.Update(configs)
 	logf.FromContext(ctx).V(1).Info("EventRateLimit configuration updated", "enforced", len(configs), "objects", len(list.Items))
 	return ctrl.Result{}, nil
 }
 
-// enforcedEventRateLimits returns the valid objects as engine configurations, by name. An
+// enforced returns the valid objects as engine configurations, by name. An
 // invalid one (stored while no webhook answered) is left out; its status says why.
-func enforcedEventRateLimits(items []flowv1.EventRateLimit) []eventratelimit.Config {
+func enforced(items []flowv1.EventRateLimit) []eventratelimit.Config {
 	configs := make([]eventratelimit.Config, 0, len(items))
 	for i := range items {
 		o := &items[i]
