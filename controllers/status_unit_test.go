@@ -7,9 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 var (
@@ -72,5 +74,54 @@ func TestFlowSchemaStatusFollowsGeneration(t *testing.T) {
 	ready := meta.FindStatusCondition(st.Conditions, flowv1.ConditionReady)
 	if st.ObservedGeneration != 2 || ready.ObservedGeneration != 2 || !ready.LastTransitionTime.Equal(&t0) {
 		t.Errorf("status after a spec change: %+v", st)
+	}
+}
+
+// projected is the projection of a view whose native object holds it.
+func projected(nativeName string) native.Result {
+	return native.Result{Projected: true, Reason: flowv1.ReasonProjected, Message: "enforced", NativeName: nativeName}
+}
+
+// TestNextRequestPriorityStatus: the RequestPriority adapter writes a first status with the
+// projection and seats, nothing when the view is unchanged, and marks a change of the seats
+// alone as figures only.
+func TestNextRequestPriorityStatus(t *testing.T) {
+	rp := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "a", Generation: 1}}
+	v := objectView{status: accepted(), projection: projected("apf-a"), nativeSeats: ptr.To[int32](7)}
+	change, changed := nextRequestPriorityStatus(rp, v, true, t0)
+	if !changed || !change.write.first || change.write.figuresOnly || len(change.before) != 0 {
+		t.Fatalf("first status: changed %v, change %+v", changed, change)
+	}
+	if rp.Status.NativeName != "apf-a" || *rp.Status.NativeNominalSeats != 7 || !equality.Semantic.DeepEqual(change.after, rp.Status.Conditions) ||
+		!meta.IsStatusConditionTrue(rp.Status.Conditions, flowv1.ConditionProjected) {
+		t.Fatalf("first status = %+v", rp.Status)
+	}
+	if _, changed := nextRequestPriorityStatus(rp, v, true, t1); changed {
+		t.Error("an unchanged view at a later time changed the status")
+	}
+	v.nativeSeats = ptr.To[int32](8)
+	change, changed = nextRequestPriorityStatus(rp, v, true, t1)
+	if !changed || change.write.first || !change.write.figuresOnly || *rp.Status.NativeNominalSeats != 8 {
+		t.Errorf("new seats: changed %v, change %+v, status %+v", changed, change, rp.Status)
+	}
+}
+
+// TestNextFlowSchemaStatus: the FlowSchema adapter marks a first status that reports its
+// RequestPriority missing, and without projection it writes no Projected condition.
+func TestNextFlowSchemaStatus(t *testing.T) {
+	fs := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "f", Generation: 1}}
+	missing := effective.Status{Reason: flowv1.ReasonRequestPriorityNotFound, Message: "no RequestPriority x"}
+	change, changed := nextFlowSchemaStatus(fs, objectView{status: missing}, false, t0)
+	if !changed || !change.write.first || !change.write.danglingReference {
+		t.Fatalf("first status naming a missing RequestPriority: changed %v, change %+v", changed, change)
+	}
+	if meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionProjected) != nil || fs.Status.NativeName != "" ||
+		!meta.IsStatusConditionTrue(fs.Status.Conditions, flowv1.ConditionStalled) {
+		t.Fatalf("status without projection = %+v", fs.Status)
+	}
+	change, changed = nextFlowSchemaStatus(fs, objectView{status: accepted(), projection: projected("apf-f")}, true, t1)
+	if !changed || change.write.first || change.write.danglingReference || fs.Status.NativeName != "apf-f" ||
+		meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionStalled) != nil {
+		t.Errorf("in effect and projected: changed %v, change %+v, status %+v", changed, change, fs.Status)
 	}
 }
