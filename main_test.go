@@ -66,19 +66,3 @@ func TestSplitListKeepsExplicitEmpty(t *testing.T) {
 		t.Fatalf("splitList = %v; want [a b]", got)
 	}
 }
-
-func TestOperatorUser(t *testing.T) {
-	f := &managerFlags{namespace: "apf-system", serviceAccount: "apf-operator"}
-	if got := f.operatorUser(); got != "system:serviceaccount:apf-system:apf-operator" {
-		t.Fatalf("operatorUser = %q", got)
-	}
-	if got := (&managerFlags{namespace: "x"}).operatorUser(); got != "" {
-		t.Fatalf("operatorUser without a service account = %q; want empty", got)
-	}
-	if sa := f.operatorAccount(); sa == nil || sa.Namespace != "apf-system" || sa.Name != "apf-operator" {
-		t.Fatalf("operatorAccount = %+v: the projection's route needs it", sa)
-	}
-	if sa := (&managerFlags{serviceAccount: "x"}).operatorAccount(); sa != nil {
-		t.Fatalf("operatorAccount without a namespace = %+v; want none (no route)", sa)
-	}
-}

@@ -54,7 +54,7 @@ except the EventRateLimit configuration, loaded on every replica), the validatin
 (every replica) and the metrics and health endpoints.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := f.check(); err != nil {
+			if err := f.options.Validate(); err != nil {
 				return cmdutil.UsageErrorf("%v", err)
 			}
 			if err := runManager(f); err != nil {

@@ -31,7 +31,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
@@ -133,7 +133,8 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 	if cfg.config != nil {
 		identity = cfg.config
 	}
-	mgr, err := ctrl.NewManager(identity, ctrl.Options{
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := managerbase.New(ctx, identity, ctrl.Options{
 		Scheme:                 testScheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -142,10 +143,7 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		NewClient:              op.newClient(cfg.create),
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	if err := SetupWithManager(mgr, opts); err != nil {

@@ -21,7 +21,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/controllers"
-	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -159,17 +159,15 @@ func (s *suite) onlyProjected(ctx context.Context, names []string, winner string
 // against the suite's API server until the test ends, beside the suite's webhook manager.
 func (s *suite) startReconcilers(t *testing.T) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(s.cfg, ctrl.Options{
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := managerbase.New(ctx, s.cfg, ctrl.Options{
 		Scheme:                 s.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative,

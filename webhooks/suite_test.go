@@ -21,7 +21,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
-	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -105,7 +105,9 @@ func (s *suite) startManager() error {
 		return err
 	}
 	wo := s.env.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(s.cfg, ctrl.Options{
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	mgr, err := managerbase.New(ctx, s.cfg, ctrl.Options{
 		Scheme:  s.scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 		WebhookServer: webhook.NewServer(webhook.Options{
@@ -113,11 +115,6 @@ func (s *suite) startManager() error {
 		}),
 	})
 	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	s.eventsClock = clocktesting.NewFakePassiveClock(time.Now())

@@ -12,18 +12,13 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/cli/prune"
 	"github.com/apf-operator/apf-operator/internal/defaults"
-	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/operator"
 )
 
 // TestInstallDoesNoHarm is the must-show: the before / after install / after
@@ -34,8 +29,7 @@ func TestInstallDoesNoHarm(t *testing.T) {
 	before := settle(t, "before the operator", noOwnedNatives)
 
 	// As the chart runs it: its own service account known, so its own route is projected too.
-	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative, ManageDefaults: true,
-		Operator: &native.ServiceAccount{Namespace: "apf-operator-system", Name: "apf-operator"}})
+	stop := startOperator(t, func(o *operator.Options) { o.Namespace, o.ServiceAccount = "apf-operator-system", "apf-operator" })
 	waitDefaultsProjected(t)
 	after := settle(t, "after install", ownedNativeFlowSchemas(native.NativeName("system-top"), native.OperatorRouteName))
 	stop()
@@ -73,9 +67,10 @@ func oldBehaviour(t *testing.T) measurement {
 		fs.Labels, fs.Annotations = nil, nil
 		create(t, &fs)
 	}
-	noBudget := int32(90) // the earlier behaviour had no share budget
-	stop := startOperator(t, controllers.Options{Enforcement: controllers.EnforcementNative,
-		NativeUnmatched: native.UnmatchedOperator, NativeMaxSeatLossPercent: &noBudget})
+	stop := startOperator(t, func(o *operator.Options) {
+		o.ManageDefaults, o.NativeUnmatched = false, native.UnmatchedOperator
+		o.NativeMaxSeatLossPercent = 90 // the earlier behaviour had no share budget
+	})
 	m := settle(t, "earlier defaults", ownedNativeFlowSchemas(native.NativeName("system-top"), native.NativeName("system-low"),
 		native.NativeName("workload-low"), "apf.non-top-backstop"))
 	stop()
@@ -85,25 +80,20 @@ func oldBehaviour(t *testing.T) measurement {
 	return m
 }
 
-// startOperator runs an operator as the chart does (in-process, without leader election or
-// webhooks) until the returned function is called.
-func startOperator(t *testing.T, opts controllers.Options) (stop func()) {
+// startOperator runs the operator as the chart does, through internal/operator (in-process,
+// without leader election or webhooks), with the changes of configure, until the returned
+// function is called.
+func startOperator(t *testing.T, configure func(*operator.Options)) (stop func()) {
 	t.Helper()
-	opts.Registerer = prometheus.NewRegistry()
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
-		Scheme:                 testScheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := operator.NewOptions()
+	o.LeaderElection.Enabled, o.Webhooks.Enabled = false, false
+	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
+	o.Testing.Registerer, o.Testing.SkipNameValidation = prometheus.NewRegistry(), true
+	configure(&o)
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		t.Fatal(err)
-	}
-	if err := controllers.SetupWithManager(mgr, opts); err != nil {
+	mgr, err := operator.New(ctx, restConfig, o)
+	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

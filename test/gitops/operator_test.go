@@ -7,41 +7,31 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
-	"github.com/apf-operator/apf-operator/internal/index"
+	"github.com/apf-operator/apf-operator/internal/operator"
 )
 
-// startOperator runs every reconciler in-process, as the manager does (no default objects, no
-// webhook server), with the given enforcement (controllers.EnforcementNative or
-// EnforcementNone), until the returned function is called or the test ends. engine nil means
-// the events webhook is off.
+// startOperator runs the operator in-process as production wires it (internal/operator), with
+// no default objects, no webhook server and no leader election, with the given enforcement
+// (controllers.EnforcementNative or EnforcementNone), until the returned function is called or
+// the test ends. engine, when set, is the events webhook's engine the EventRateLimit objects
+// configure; nil means the events webhook is off.
 func startOperator(t *testing.T, enforcement string, engine *eventratelimit.Engine) (stop func()) {
 	t.Helper()
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
-		Scheme:                 testScheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		t.Fatal(err)
-	}
+	o := operator.NewOptions()
+	o.LeaderElection.Enabled, o.Webhooks.Enabled, o.ManageDefaults = false, false, false
+	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
+	o.Enforcement = enforcement
 	// The suite's tests share one control plane and leave their levels behind: the share
 	// budget (docs/enforcement.md) is not what they check, so it is wide.
-	roomy := int32(90)
-	opts := controllers.Options{Enforcement: enforcement, Registerer: prometheus.NewRegistry(),
-		EventRateLimit: engine, NativeMaxSeatLossPercent: &roomy}
-	if err := controllers.SetupWithManager(mgr, opts); err != nil {
+	o.NativeMaxSeatLossPercent = 90
+	o.Testing.Registerer, o.Testing.SkipNameValidation = prometheus.NewRegistry(), true
+	o.Testing.EventRateLimitEngine = engine
+	ctx, cancel := context.WithCancel(context.Background())
+	mgr, err := operator.New(ctx, restConfig, o)
+	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

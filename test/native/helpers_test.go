@@ -25,19 +25,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/defaults"
-	"github.com/apf-operator/apf-operator/internal/index"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/operator"
 )
 
 // waitTimeout bounds every wait for the operator or kube-apiserver; both normally react in
@@ -111,40 +107,15 @@ func (op *testOperator) writesSince(n int64) []string {
 	return append([]string(nil), op.written[n:]...)
 }
 
-// startOperator starts an operator and returns once its cache is synced; it stops when the
-// test ends.
+// startOperator starts an operator through internal/operator, as production wires it, and
+// returns once its cache is synced; it stops when the test ends.
 func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 	t.Helper()
 	op := &testOperator{}
-	mgr, err := ctrl.NewManager(operatorRESTConfig(cfg), ctrl.Options{
-		Scheme:                 testScheme,
-		LeaderElection:         false,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		Cache:                  cache.Options{SyncPeriod: cfg.syncPeriod},
-		NewClient:              op.newClient,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		t.Fatal(err)
-	}
-	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		Enforcement: controllers.EnforcementNative,
-		// The backstop is projected (the explicit --native-unmatched=operator), so that
-		// every request is classified by the projection and these tests can compare each one
-		// with the operator's classifier; test/donoharm runs the default.
-		NativeUnmatched:          native.UnmatchedOperator,
-		ManageDefaults:           cfg.manageDefaults,
-		ResyncPeriod:             cfg.resync,
-		Registerer:               prometheus.NewRegistry(),
-		Operator:                 cfg.routed(),
-		NativeSeatsPeriod:        cfg.seatsPeriod,
-		NativeMaxSeatLossPercent: cmp.Or(cfg.maxSeatLoss, ptr.To[int32](90)),
-	}); err != nil {
+	mgr, err := operator.New(ctx, operatorRESTConfig(cfg), cfg.options(op))
+	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -159,6 +130,30 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 		t.Fatal("the operator's cache did not sync")
 	}
 	return op
+}
+
+// options are the operator's options for cfg: production's with enforcement native, without
+// leader election, webhooks or metrics server, its writes counted by op.
+func (cfg operatorConfig) options(op *testOperator) operator.Options {
+	o := operator.NewOptions()
+	o.LeaderElection.Enabled, o.Webhooks.Enabled = false, false
+	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
+	o.Enforcement = controllers.EnforcementNative
+	// The backstop is projected (the explicit --native-unmatched=operator), so that every
+	// request is classified by the projection and these tests can compare each one with the
+	// operator's classifier; test/donoharm runs the default.
+	o.NativeUnmatched = native.UnmatchedOperator
+	o.ManageDefaults = cfg.manageDefaults
+	if cfg.resync != 0 {
+		o.DefaultsResync = cfg.resync
+	}
+	if sa := cfg.routed(); sa != nil {
+		o.Namespace, o.ServiceAccount = sa.Namespace, sa.Name
+	}
+	o.NativeMaxSeatLossPercent = int(*cmp.Or(cfg.maxSeatLoss, ptr.To[int32](90)))
+	o.Testing = operator.TestingOptions{Registerer: prometheus.NewRegistry(), SkipNameValidation: true,
+		NativeSeatsPeriod: cfg.seatsPeriod, CacheSyncPeriod: cfg.syncPeriod, NewClient: op.newClient}
+	return o
 }
 
 // newClient wraps the manager's client to count its successful writes.

@@ -12,18 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/controllers"
-	"github.com/apf-operator/apf-operator/internal/index"
+	apfoperator "github.com/apf-operator/apf-operator/internal/operator"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 	"github.com/apf-operator/apf-operator/test/harness"
-	"github.com/apf-operator/apf-operator/webhooks"
 )
 
 // operatorUserAgent tells the operator's requests apart from the load's in the audit log.
@@ -104,37 +100,17 @@ type operator struct {
 	stopFunc  func() error
 }
 
-// startOperator runs a manager as main.go sets it up (enforcement native, no defaults, so the
-// cluster holds only the load), with the webhook handlers timed, and waits until it serves.
+// startOperator runs the operator as main.go sets it up (internal/operator; enforcement native,
+// no defaults, so the cluster holds only the load), serving the webhooks on envtest's port with
+// their handlers timed, and waits until it serves.
 func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 	cfg := rest.CopyConfig(e.cfg)
 	cfg.UserAgent = operatorUserAgent
 	cfg.QPS, cfg.Burst = -1, 0 // ctrl.GetConfig's default, as the operator runs: no client-side limit
-	wo := e.env.WebhookInstallOptions
 	op := &operator{latencies: &latencyRecorder{}, registry: prometheus.NewRegistry()}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 e.scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: &timedServer{Server: webhook.NewServer(webhook.Options{
-			Host: wo.LocalServingHost, Port: wo.LocalServingPort, CertDir: wo.LocalServingCertDir,
-		}), latency: op.latencies},
-	})
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	if err := index.Register(ctx, mgr.GetFieldIndexer()); err != nil {
-		cancel()
-		return nil, err
-	}
-	if err := webhooks.SetupWithManager(mgr, webhooks.Options{NativeWarnings: true}); err != nil {
-		cancel()
-		return nil, err
-	}
-	maxSeatLoss := int32(scaleMaxSeatLoss)
-	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative, Registerer: op.registry,
-		NativeMaxSeatLossPercent: &maxSeatLoss}); err != nil {
+	mgr, err := apfoperator.New(ctx, cfg, e.operatorOptions(op))
+	if err != nil {
 		cancel()
 		return nil, err
 	}
@@ -153,6 +129,22 @@ func (e *environment) startOperator(ctx context.Context) (*operator, error) {
 	}
 	op.heap = startMemorySampler(100 * time.Millisecond)
 	return op, nil
+}
+
+// operatorOptions are production's options without leader election, defaults, metrics server
+// or certificate rotation, the webhooks served with envtest's certificate where its
+// configuration calls them, op's registry receiving the metrics and op's recorder timing the
+// webhook handlers.
+func (e *environment) operatorOptions(op *operator) apfoperator.Options {
+	wo := e.env.WebhookInstallOptions
+	o := apfoperator.NewOptions()
+	o.LeaderElection.Enabled, o.ManageDefaults = false, false
+	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
+	o.Webhooks.CertRotation, o.Webhooks.Port, o.Webhooks.CertDir = false, wo.LocalServingPort, wo.LocalServingCertDir
+	o.NativeMaxSeatLossPercent = scaleMaxSeatLoss
+	o.Testing = apfoperator.TestingOptions{Registerer: op.registry, WebhookHost: wo.LocalServingHost,
+		WrapWebhookServer: func(s webhook.Server) webhook.Server { return &timedServer{Server: s, latency: op.latencies} }}
+	return o
 }
 
 func (op *operator) stop() error { return op.stopFunc() }

@@ -1,4 +1,4 @@
-package main
+package operator
 
 import (
 	"crypto/tls"
@@ -10,16 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
-
-// webhookTLSFlags are the webhook server's caller verification settings.
-type webhookTLSFlags struct {
-	clientCAFile string
-	// clientCAs holds the bundle read from clientCAFile; nil when the flag is empty.
-	clientCAs *caBundle
-}
 
 // caBundle is a CA bundle file and the pool last read from it. The file is checked on every
 // TLS handshake (one stat; kube-apiserver keeps its connections, so handshakes are rare) and
@@ -34,23 +26,23 @@ type caBundle struct {
 	size    int64
 }
 
-func (w *webhookTLSFlags) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&w.clientCAFile, "webhook-client-ca-file", "",
-		"PEM bundle of the CAs whose client certificates may call the webhook server; when set, a caller without such a certificate fails the TLS handshake (give kube-apiserver the certificate through its admission kubeconfig). Read again when the file changes. Empty: any caller that reaches the port is served.")
-}
-
-// check reads and parses the client CA bundle, so that a wrong path or file stops the manager
-// at start with the flag's name instead of failing every handshake later.
-func (w *webhookTLSFlags) check() error {
-	if w.clientCAFile == "" {
+// validateClientCAFile reads and parses the client CA bundle at path, when set, so that a wrong
+// path or file stops the operator at start with the flag's name.
+func validateClientCAFile(path string) error {
+	if path == "" {
 		return nil
 	}
-	b := &caBundle{path: w.clientCAFile}
+	_, err := loadCABundle(path)
+	return err
+}
+
+// loadCABundle returns the bundle of the file at path, read once.
+func loadCABundle(path string) (*caBundle, error) {
+	b := &caBundle{path: path}
 	if _, err := b.load(); err != nil {
-		return fmt.Errorf("--webhook-client-ca-file=%q: %w", w.clientCAFile, err)
+		return nil, fmt.Errorf("--webhook-client-ca-file=%q: %w", path, err)
 	}
-	w.clientCAs = b
-	return nil
+	return b, nil
 }
 
 // current returns the pool, read again first when the file changed since the last read.
@@ -108,21 +100,28 @@ func parseCABundle(data []byte) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// opts returns the webhook server's TLS options: base, then, with a client CA bundle, client
-// certificates required and verified against the bundle's current pool.
-func (w *webhookTLSFlags) opts(base ...func(*tls.Config)) []func(*tls.Config) {
-	if w.clientCAs == nil {
-		return base
+// webhookTLSOpts returns the webhook server's TLS options: base, then, with a client CA file,
+// client certificates required and verified against the file's current bundle.
+func webhookTLSOpts(clientCAFile string, base ...func(*tls.Config)) ([]func(*tls.Config), error) {
+	if clientCAFile == "" {
+		return base, nil
 	}
-	bundle := w.clientCAs
-	return append(base, func(c *tls.Config) {
-		c.ClientAuth = tls.RequireAndVerifyClientCert
-		c.ClientCAs = bundle.current()
-		// c is complete (the serving certificate included) by the time a client says hello.
-		c.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
-			per := c.Clone()
-			per.ClientCAs, per.GetConfigForClient = bundle.current(), nil
-			return per, nil
-		}
-	})
+	bundle, err := loadCABundle(clientCAFile)
+	if err != nil {
+		return nil, err
+	}
+	return append(base, bundle.requireClientCerts), nil
+}
+
+// requireClientCerts makes c require client certificates signed by a CA of the bundle, read
+// again at each handshake when the file changed.
+func (b *caBundle) requireClientCerts(c *tls.Config) {
+	c.ClientAuth = tls.RequireAndVerifyClientCert
+	c.ClientCAs = b.current()
+	// c is complete (the serving certificate included) by the time a client says hello.
+	c.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		per := c.Clone()
+		per.ClientCAs, per.GetConfigForClient = b.current(), nil
+		return per, nil
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package operator
 
 import (
 	"os"
@@ -21,7 +21,7 @@ current-context: x
 	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadRESTConfig(path)
+	cfg, err := LoadRESTConfig(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package operator
 
 import (
 	"context"
@@ -82,9 +82,10 @@ func writeFile(t *testing.T, path string, data []byte) string {
 	return path
 }
 
-// startWebhookServer runs controller-runtime's webhook server as the manager builds it (with the
-// TLS options of flags) on a free loopback port, serving /ping, and returns its address.
-func startWebhookServer(t *testing.T, serving *testCA, flags webhookTLSFlags) string {
+// startWebhookServer runs controller-runtime's webhook server as the manager builds it (with
+// the TLS options of clientCAFile) on a free loopback port, serving /ping, and returns its
+// address.
+func startWebhookServer(t *testing.T, serving *testCA, clientCAFile string) string {
 	t.Helper()
 	dir := t.TempDir()
 	certPEM, keyPEM := serving.issue(t, "webhook", false)
@@ -96,7 +97,11 @@ func startWebhookServer(t *testing.T, serving *testCA, flags webhookTLSFlags) st
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
-	srv := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir, TLSOpts: flags.opts()})
+	tlsOpts, err := webhookTLSOpts(clientCAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := webhook.NewServer(webhook.Options{Host: "127.0.0.1", Port: port, CertDir: dir, TLSOpts: tlsOpts})
 	srv.Register("/ping", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("pong")) }))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -148,19 +153,14 @@ type statusError struct{ code int }
 
 func (e *statusError) Error() string { return "HTTP " + strconv.Itoa(e.code) }
 
-// TestWebhookClientCA: with --webhook-client-ca-file the webhook server refuses, in the TLS
+// TestWebhookClientCA: with Webhooks.ClientCAFile (--webhook-client-ca-file) the webhook server refuses, in the TLS
 // handshake, a caller without a client certificate and one whose certificate another CA
 // signed, and serves one with a certificate the configured CA signed. Without the flag it
 // serves any caller.
 func TestWebhookClientCA(t *testing.T) {
 	serving, clients, other := newTestCA(t, "serving"), newTestCA(t, "apiserver-clients"), newTestCA(t, "other")
 	dir := t.TempDir()
-	var flags webhookTLSFlags
-	flags.clientCAFile = writeFile(t, filepath.Join(dir, "ca.crt"), clients.pem)
-	if err := flags.check(); err != nil {
-		t.Fatal(err)
-	}
-	addr := startWebhookServer(t, serving, flags)
+	addr := startWebhookServer(t, serving, writeFile(t, filepath.Join(dir, "ca.crt"), clients.pem))
 	if err := ping(addr, serving, nil, nil); err == nil {
 		t.Error("a caller without a client certificate was served")
 	}
@@ -173,7 +173,7 @@ func TestWebhookClientCA(t *testing.T) {
 		t.Errorf("a caller with a certificate of the client CA: %v, want served", err)
 	}
 
-	open := startWebhookServer(t, serving, webhookTLSFlags{})
+	open := startWebhookServer(t, serving, "")
 	if err := ping(open, serving, nil, nil); err != nil {
 		t.Errorf("without --webhook-client-ca-file a caller without a certificate: %v, want served", err)
 	}
@@ -188,7 +188,9 @@ func TestWebhookClientCAFileErrors(t *testing.T) {
 		"no certs": {writeFile(t, filepath.Join(dir, "key.pem"), []byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n")), "no PEM CERTIFICATE block"},
 		"garbage":  {writeFile(t, filepath.Join(dir, "bad.crt"), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")), "certificate 1:"},
 	} {
-		_, err := parseManagerFlags([]string{"--leader-elect=false", "--namespace=x", "--webhook-client-ca-file=" + c.path})
+		o := NewOptions()
+		o.Namespace, o.Webhooks.ClientCAFile = "x", c.path
+		err := o.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "--webhook-client-ca-file") {
 			t.Errorf("%s: %v, want an error naming the flag and containing %q", name, err, c.want)
 		}
@@ -200,11 +202,7 @@ func TestWebhookClientCAFileErrors(t *testing.T) {
 func TestWebhookClientCAReloaded(t *testing.T) {
 	serving, oldCA, newCA := newTestCA(t, "serving"), newTestCA(t, "old-clients"), newTestCA(t, "new-clients")
 	path := writeFile(t, filepath.Join(t.TempDir(), "ca.crt"), oldCA.pem)
-	flags := webhookTLSFlags{clientCAFile: path}
-	if err := flags.check(); err != nil {
-		t.Fatal(err)
-	}
-	addr := startWebhookServer(t, serving, flags)
+	addr := startWebhookServer(t, serving, path)
 	oldCert, oldKey := oldCA.issue(t, "old", true)
 	newCert, newKey := newCA.issue(t, "new", true)
 	if ping(addr, serving, oldCert, oldKey) != nil || ping(addr, serving, newCert, newKey) == nil {
