@@ -21,7 +21,7 @@ const eventRecorderName = "apf-operator"
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager registers every reconciler with mgr. The cache indexes of internal/index
-// must be registered before (main.go calls index.Register first).
+// must be registered before: managerbase.New, which internal/operator and the suites use, does it.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	if opts.Enforcement != EnforcementNative && opts.Enforcement != EnforcementNone {
