@@ -59,7 +59,7 @@ func TestWorstCasesLive(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	peak := procStatus(t, "VmHWM")
+	peak := peakResident(t)
 	t.Logf("%d adversarial FlowSchemas stored; resident %d MiB before the operator, %d MiB at its peak",
 		len(cases), base>>20, peak>>20)
 	if peak > base+maxWorstCaseGrowth {
@@ -83,6 +83,9 @@ func resetPeakResident(t *testing.T) uint64 {
 	}
 	return procStatus(t, "VmRSS")
 }
+
+// peakResident returns the largest resident size of the process since resetPeakResident.
+func peakResident(t *testing.T) uint64 { return procStatus(t, "VmHWM") }
 
 // procStatus returns a size field of /proc/self/status (in kB there) in bytes.
 func procStatus(t *testing.T, field string) uint64 {
@@ -148,11 +151,11 @@ func TestPeakResidentCatchesAShortPeak(t *testing.T) {
 	if now := procStatus(t, "VmRSS"); now >= base+spike/2 {
 		t.Fatalf("the freed %d MiB are still resident (%d MiB over the base): the peak was not short", spike>>20, (now-base)>>20)
 	}
-	if peak := procStatus(t, "VmHWM"); peak < base+spike {
+	if peak := peakResident(t); peak < base+spike {
 		t.Errorf("a freed peak of %d MiB raised the high-water mark by only %d MiB", spike>>20, (peak-base)>>20)
 	}
 	base = resetPeakResident(t)
-	if peak := procStatus(t, "VmHWM"); peak >= base+spike/2 {
+	if peak := peakResident(t); peak >= base+spike/2 {
 		t.Errorf("after a reset the high-water mark still holds %d MiB of an earlier peak", (peak-base)>>20)
 	}
 }
