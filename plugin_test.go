@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
 // asPluginEnv marks the test binary's runs as the plugin: TestKubectlPlugin sets it for kubectl.
@@ -29,21 +31,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// kubectl is the real kubectl of the envtest binaries.
-var kubectl = filepath.Join("bin", "k8s", "1.36.3-linux-amd64", "kubectl")
-
 // TestKubectlPlugin puts the binary on PATH as kubectl-apf and kubectl_complete-apf (symlinks)
 // and runs it through the real kubectl: `kubectl plugin list` finds it, `kubectl apf
 // validate|explain|version|help` reach the commands with their flags, output and exit codes,
 // and kubectl's shell completion of `kubectl apf ...` reaches the plugin's completion.
 func TestKubectlPlugin(t *testing.T) {
-	kubectlPath, err := filepath.Abs(kubectl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(kubectlPath); err != nil {
-		t.Skipf("no kubectl at %s (make envtest builds it): %v", kubectlPath, err)
-	}
+	kubectlPath := envtestKubectl(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +91,18 @@ func TestKubectlPlugin(t *testing.T) {
 				strings.Join(c.args, " "), code, stdout.String(), stderr.String(), c.code, c.stdout, c.stderrIn)
 		}
 	}
+}
+
+// envtestKubectl returns the kubectl of the envtest binaries, found as every envtest suite finds
+// kube-apiserver (KUBEBUILDER_ASSETS, bin/k8s or setup-envtest's store). It fails, never skips,
+// when kubectl is not there.
+func envtestKubectl(t *testing.T) string {
+	t.Helper()
+	kubectl := filepath.Join(envtestutil.AssetsDir(t), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Fatalf("no kubectl beside the envtest binaries (make envtest builds it): %v", err)
+	}
+	return kubectl
 }
 
 func TestPluginName(t *testing.T) {

@@ -130,16 +130,22 @@ func sameVersions(t *testing.T, before, after map[string]string, what string) {
 	}
 }
 
+// testGitOpsIdempotent: identical applies write nothing, so the operator, which reacts only to
+// writes (and resyncs, which test/native's idle test covers), has nothing to react to. The
+// applies are synchronous: the versions read right after them show any write they made, with
+// no wait. The barrier then shows that the operator has worked off whatever it had queued.
 func testGitOpsIdempotent(t *testing.T) {
 	settle(t)
+	counts := waitReconciled(t, nil)
 	before := resourceVersions(t)
 	for i := 0; i < 10; i++ {
 		if _, errOut, err := cluster.KubectlRun(context.Background(), nil, "apply", "--server-side", "--field-manager", "argocd", "-k", samplesDir()); err != nil {
 			t.Fatalf("apply %d: %v: %s", i, err, errOut)
 		}
 	}
-	time.Sleep(2 * time.Second) // give the operator the chance to react, which it must not
 	sameVersions(t, before, resourceVersions(t), "after ten identical applies")
+	waitReconciled(t, counts)
+	sameVersions(t, before, resourceVersions(t), "after ten identical applies, once the operator is idle")
 }
 
 // settle waits until no APF object has changed for two seconds.
@@ -189,9 +195,13 @@ spec:
   - and:
     - superSet: {field: groups, set: ["system:masters"]}
 `
+	counts := reconcileCounts(t)
 	if _, errOut, err := cluster.KubectlRun(ctx, strings.NewReader(takeover), "apply", "--server-side", "--force-conflicts", "--field-manager", "argocd", "-f", "-"); err != nil {
 		t.Fatalf("apply: %v: %s", err, errOut)
 	}
+	// The barrier: the defaults and FlowSchema reconcilers have run on the change (they would
+	// revert it if they did not respect the new owner) and the operator is idle again.
+	waitReconciled(t, plus(counts, 1, controllerDefaults, controllerFlowSchemas))
 	settle(t)
 	var top flowv1.FlowSchema
 	if err := k8s.Get(ctx, client.ObjectKey{Name: "system-top"}, &top); err != nil {
@@ -223,14 +233,22 @@ func testRestartNoWrites(t *testing.T) {
 	if operator, err = startOperator(); err != nil {
 		t.Fatal(err)
 	}
-	// The restarted operator syncs its caches, runs every reconciler once and must find
-	// nothing to write; five seconds covers start-up and the initial reconciles on this machine.
-	time.Sleep(5 * time.Second)
+	// The restarted operator syncs its caches and reconciles every object once, and must find
+	// nothing to write. The barrier: its metrics count at least one reconcile of every
+	// RequestPriority and FlowSchema, a projection and a defaults pass, with nothing left
+	// queued or in flight.
+	rps, fss := 0.0, 0.0
+	for key := range before {
+		if strings.HasPrefix(key, "rp/") {
+			rps++
+		} else {
+			fss++
+		}
+	}
+	waitReconciled(t, map[string]float64{controllerRequestPriorities: rps, controllerFlowSchemas: fss,
+		controllerProjection: 1, controllerDefaults: 1})
 	if exited, exitErr := operator.Exited(); exited {
 		t.Fatalf("the restarted operator exited: %v\n%s", exitErr, operator.ReadLog())
-	}
-	if !strings.Contains(operator.ReadLog(), "Starting workers") {
-		t.Fatalf("the restarted operator did not start its reconcilers within 5s:\n%s", operator.ReadLog())
 	}
 	sameVersions(t, before, resourceVersions(t), "after a restart of the operator")
 }

@@ -17,8 +17,11 @@ type Clock struct {
 // Elapsed returns the time since the clock's origin. Readings on one goroutine never
 // decrease; readings on different CPUs are as consistent as the kernel's own (see the
 // package doc).
-func (c *Clock) Elapsed() time.Duration {
-	return time.Duration(float64(ticks()-c.origin) * c.nsPerTick)
+func (c *Clock) Elapsed() time.Duration { return c.at(ticks()) }
+
+// at converts a counter reading to the time since the clock's origin.
+func (c *Clock) at(tick int64) time.Duration {
+	return time.Duration(float64(tick-c.origin) * c.nsPerTick)
 }
 
 // NanosPerTick returns the calibrated length of one counter tick.
@@ -41,7 +44,7 @@ func Default() (*Clock, error) {
 			defaultErr = err
 			return
 		}
-		defaultClock, defaultErr = calibrate(calibrationWindow)
+		defaultClock, defaultErr = calibrate(ticks, calibrationWindow)
 	})
 	return defaultClock, defaultErr
 }
@@ -49,12 +52,13 @@ func Default() (*Clock, error) {
 // errUnsupported is returned where the counter cannot be read or its quality is unknown.
 var errUnsupported = errors.New("tsc: the time-stamp counter is only used on amd64 Linux")
 
-// calibrate measures the counter's rate against the monotonic clock over window.
-func calibrate(window time.Duration) (*Clock, error) {
+// calibrate measures the rate of the counter read (ticks, or a test's) against the monotonic
+// clock over window.
+func calibrate(read func() int64, window time.Duration) (*Clock, error) {
 	base := time.Now()
-	t0, m0 := reference(base)
+	t0, m0 := reference(read, base)
 	time.Sleep(window)
-	t1, m1 := reference(base)
+	t1, m1 := reference(read, base)
 	if t1 <= t0 || m1 <= m0 {
 		return nil, fmt.Errorf("tsc: the counter did not advance with the clock (%d ticks in %v)", t1-t0, m1-m0)
 	}
@@ -71,12 +75,12 @@ const referenceTries = 16
 
 // reference returns a counter reading and the monotonic time since base taken at the same
 // moment, within the shortest of referenceTries intervals between two counter readings.
-func reference(base time.Time) (tick int64, mono time.Duration) {
+func reference(read func() int64, base time.Time) (tick int64, mono time.Duration) {
 	best := int64(-1)
 	for range referenceTries {
-		before := ticks()
+		before := read()
 		m := time.Since(base)
-		after := ticks()
+		after := read()
 		if span := after - before; span >= 0 && (best < 0 || span < best) {
 			best, tick, mono = span, before+span/2, m
 		}
