@@ -35,7 +35,8 @@ func standIns() []LevelSpec {
 }
 
 // tenant returns a pool level: 40 configured shares, lending and borrowing nothing, so its
-// nominal seats are exactly what it can use (see docs/autopilot-simulation.md).
+// nominal seats are exactly what it can use (the static policy; the others make it lend with
+// lending, see docs/autopilot-simulation.md).
 func tenant(name string, level int32, rate Rate, peak float64) LevelSpec {
 	b := tenantBounds
 	return LevelSpec{Name: name, PriorityLevel: level, Shares: 40, LendablePercent: i32(0),
