@@ -33,7 +33,7 @@ type replicaSource struct {
 
 	mu      sync.Mutex
 	getters map[string]apfmetrics.Getter // by address, kept while the replica is listed
-	failed  bool                         // a failure to list was logged
+	failed  bool                         // a failure to read the replicas was logged
 }
 
 func newReplicaSource(cfg *rest.Config, slices client.Reader) *replicaSource {
@@ -41,27 +41,46 @@ func newReplicaSource(cfg *rest.Config, slices client.Reader) *replicaSource {
 }
 
 // read reads and merges every replica's metrics at now. ok is false, and the caller reads
-// through the Service, when the replicas cannot be listed (no permission, no EndpointSlices).
+// through the Service, when the replicas cannot be listed (no permission, no EndpointSlices)
+// or one of them cannot be read directly (an address the operator cannot reach: envtest
+// advertises 192.0.2.2, some managed control planes are behind a load balancer). The
+// snapshot's replica set then changes, so that window is incomplete; the following ones,
+// all read through the Service, count as before.
 func (s *replicaSource) read(ctx context.Context, now time.Time) (snap *apfmetrics.Snapshot, ok bool, err error) {
 	if s == nil {
 		return nil, false, nil
 	}
 	getters, err := s.replicaGetters(ctx)
-	if err != nil || len(getters) == 0 {
-		s.mu.Lock()
-		if !s.failed {
-			logf.FromContext(ctx).Info("Cannot list kube-apiserver's replicas; the autopilot reads /metrics through the kubernetes Service (one replica a read)",
-				"error", fmt.Sprint(err), "replicas", len(getters))
-			s.failed = true
-		}
-		s.mu.Unlock()
+	if err == nil && len(getters) == 0 {
+		err = fmt.Errorf("the kubernetes Service has no ready endpoint")
+	}
+	if err == nil {
+		// Half the read's time at most: an address that swallows packets must leave the
+		// Service read time to answer.
+		rctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout/2)
+		snap, err = apfmetrics.ReadReplicas(rctx, getters)
+		cancel()
+	}
+	if err != nil {
+		s.note(ctx, err)
 		return nil, false, nil
 	}
-	snap, err = apfmetrics.ReadReplicas(ctx, getters)
-	if snap != nil {
-		snap.Time = now
+	s.mu.Lock()
+	s.failed = false
+	s.mu.Unlock()
+	snap.Time = now
+	return snap, true, nil
+}
+
+// note logs, once until the next success, why the replicas are not read one by one.
+func (s *replicaSource) note(ctx context.Context, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.failed {
+		logf.FromContext(ctx).Info("Cannot read every kube-apiserver replica; the autopilot reads /metrics through the kubernetes Service (one replica a read)",
+			"error", err.Error())
+		s.failed = true
 	}
-	return snap, true, err
 }
 
 // replicaGetters returns a Getter for every ready endpoint of the kubernetes Service.

@@ -71,3 +71,18 @@ func TestAutopilotUnprojectedMemberLeftOut(t *testing.T) {
 		t.Errorf("ghost: %+v, want Waiting at its 20 shares with a reason", ghost)
 	}
 }
+
+// TestAutopilotUnreachableReplicasFallBack: a replica the operator cannot reach (envtest
+// advertises 192.0.2.2) makes the read fall back to the Service, instead of leaving every
+// window incomplete.
+func TestAutopilotUnreachableReplicasFallBack(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(testScheme).WithObjects(&discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: "kubernetes", Namespace: "default", Labels: map[string]string{discoveryv1.LabelServiceName: "kubernetes"}},
+		AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Name: ptr.To("https"), Port: ptr.To[int32](1)}},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}}}}).Build()
+	src := newReplicaSource(&rest.Config{Host: "https://127.0.0.1:1"}, c)
+	snap, ok, err := src.read(context.Background(), autopilotStart)
+	if ok || snap != nil || err != nil {
+		t.Fatalf("read of an unreachable replica: %v %v %v, want a fall back to the Service", snap, ok, err)
+	}
+}
