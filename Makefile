@@ -173,7 +173,7 @@ bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, 
 	go test -run '^$$' -bench 'Replay1M$$' -benchtime 1x -benchmem -count 1 ./internal/cli/replay/ # replay: 1M audit events end to end (docs/benchmarks.md)
 
 .PHONY: sim
-sim: ## Regenerate the autopilot simulator's table in docs/autopilot-simulation.md (static vs recommend-once vs closed loop; deterministic, about 15 s).
+sim: ## Regenerate the autopilot simulator's table in docs/autopilot-simulation.md (static, static + borrowing, recommend-once, closed loop + borrowing over 7 scenarios; deterministic, about 2 min).
 	go test -count=1 ./internal/autopilot/sim -run TestSimulationTable -update -v
 
 .PHONY: fuzz

@@ -39,8 +39,10 @@ type autopilotRunner struct {
 	// reader reads an object afresh after a conflict (the manager's API reader).
 	reader   client.Reader
 	recorder events.EventRecorder
-	// fetch reads kube-apiserver's /metrics (seatReader's fetch).
+	// fetch reads kube-apiserver's /metrics (seatReader's fetch: one replica, through the
+	// Service); replicas, when set, reads every replica instead (autopilot_replicas.go).
 	fetch    func(ctx context.Context) ([]byte, error)
+	replicas *replicaSource
 	clock    clock.WithTicker
 	interval time.Duration
 	cfg      autopilot.Config
@@ -99,37 +101,43 @@ func (r *autopilotRunner) tick(ctx context.Context) error {
 		r.loop, r.pool = autopilot.NewLoop(r.cfg, resumeMemory(members, pool)), pool
 	}
 	levels := poolLevels(members, applied)
-	w := r.window(ctx, now, levels)
+	w, measurable, left := r.window(ctx, now, levels)
 	before := r.loop.Memory()
-	step := r.loop.Observe(now, levels, w)
+	step := r.loop.Observe(now, measurable, w)
 	r.steps.count(w, step)
 	if step.Changed {
 		logf.FromContext(ctx).Info("Autopilot changed the pool's applied shares", "state", step.State,
 			"applied", step.Applied, "message", step.Message)
 	}
-	return r.record(ctx, members, levels, step, before)
+	return r.record(ctx, members, levels, step, before, left)
 }
 
-// window reads the metrics and returns the window since the previous read; a failed read
-// makes it (and the next one) incomplete.
-func (r *autopilotRunner) window(ctx context.Context, now time.Time, levels []autopilot.Level) autopilot.Window {
+// window reads the metrics and returns the window since the previous read, the levels it
+// measures and, by level, why the others are left out of the pool (autopilot.Measurable); a
+// failed read makes it (and the next one) incomplete.
+func (r *autopilotRunner) window(ctx context.Context, now time.Time, levels []autopilot.Level) (autopilot.Window, []autopilot.Level, map[string]string) {
 	cur, err := r.read(ctx, now)
 	prev := r.prev
 	r.prev = cur
 	if err != nil {
-		return autopilot.Window{End: now, Incomplete: fmt.Sprintf("cannot read kube-apiserver's /metrics: %v", err)}
+		return autopilot.Window{End: now, Incomplete: fmt.Sprintf("cannot read kube-apiserver's /metrics: %v", err)}, levels, nil
 	}
-	names := make([]string, len(levels))
-	for i, l := range levels {
+	measurable, left := autopilot.Measurable(levels, cur)
+	names := make([]string, len(measurable))
+	for i, l := range measurable {
 		names[i] = l.Name
 	}
-	return autopilot.WindowFrom(r.cfg, prev, cur, names)
+	return autopilot.WindowFrom(r.cfg, prev, cur, names), measurable, left
 }
 
-// read reads kube-apiserver's flow-control metrics once.
+// read reads kube-apiserver's flow-control metrics once: every replica's, merged, when they
+// can be found, else the one replica behind the Service.
 func (r *autopilotRunner) read(ctx context.Context, now time.Time) (*apfmetrics.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
 	defer cancel()
+	if snap, ok, err := r.replicas.read(ctx, now); ok {
+		return snap, err
+	}
 	raw, err := r.fetch(ctx)
 	if err != nil {
 		return nil, err
@@ -199,7 +207,8 @@ func setupAutopilot(mgr ctrl.Manager, recorder events.EventRecorder, snaps *snap
 		}
 	}
 	r := &autopilotRunner{client: mgr.GetClient(), reader: mgr.GetAPIReader(), recorder: recorder, fetch: reader.fetch,
-		clock: clock.RealClock{}, interval: cmp.Or(opts.AutopilotInterval, DefaultAutopilotInterval),
+		replicas: newReplicaSource(mgr.GetConfig(), mgr.GetAPIReader()),
+		clock:    clock.RealClock{}, interval: cmp.Or(opts.AutopilotInterval, DefaultAutopilotInterval),
 		cfg: autopilot.DefaultConfig(), steps: metrics}
 	if err := mgr.Add(r); err != nil {
 		return fmt.Errorf("adding the autopilot: %w", err)

@@ -26,14 +26,17 @@ const (
 
 // record writes the step into every member's status.autopilot and announces the changes of
 // applied shares, rollbacks and freezes as Events. before is the loop's memory before the
-// step.
+// step. left says, by level, why a member was left out of the pool in this window.
 func (r *autopilotRunner) record(ctx context.Context, members []*flowv1.RequestPriority, levels []autopilot.Level,
-	step autopilot.Step, before autopilot.Memory) error {
+	step autopilot.Step, before autopilot.Memory, left map[string]string) error {
 	now := r.clock.Now()
 	mem := r.loop.Memory()
 	frozeNow := !step.FrozenUntil.IsZero() && !before.FrozenUntil.After(now)
 	for i, rp := range members {
 		desired := r.memberStatus(rp, levels[i], step, mem, now)
+		if why, out := left[levels[i].Name]; out {
+			desired.State, desired.Message = flowv1.AutopilotWaiting, why
+		}
 		from := previousApplied(rp)
 		if from != *desired.AppliedShares {
 			desired.LastChangeTime = ptr.To(metav1.NewTime(now)) // a revert to Git is a change the loop's memory misses

@@ -1,6 +1,9 @@
 package apfmetrics
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
 // Plus is the sum of two histograms (a bound missing from one counts as that one's next
 // lower bucket would; kube-apiserver's buckets are fixed, so bounds agree in practice).
@@ -42,6 +45,10 @@ func Merge(snaps ...*Snapshot) *Snapshot {
 			out.Demand[level] = out.Demand[level].plus(d)
 		}
 	}
+	for _, s := range snaps {
+		out.Replicas = append(out.Replicas, s.Replicas...)
+	}
+	sort.Strings(out.Replicas)
 	out.Time = snaps[0].Time.Add(sum / time.Duration(len(snaps)))
 	return out
 }

@@ -95,6 +95,9 @@ type Snapshot struct {
 	Flows  map[Key]*Flow
 	// Demand is each level's seat demand; a level absent from it had no demand series.
 	Demand map[string]*LevelDemand
+	// Replicas names the kube-apiserver replicas read, sorted (ReadReplicas); empty for one
+	// read through a Service or a file.
+	Replicas []string
 }
 
 // NewSnapshot extracts the APF metrics of families, read at t.

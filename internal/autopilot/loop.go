@@ -88,7 +88,7 @@ func (l *Loop) Observe(now time.Time, levels []Level, w Window) Step {
 }
 
 // decide confirms each level's ask and applies the transfer between the confirmed levels
-// (and the levels within the band returning lent shares); unconfirmed askers are held out of
+// (and the levels above their configured shares returning them); unconfirmed askers are held out of
 // it. Confirming per level,
 // not the whole pool's set of moves, keeps a third level that enters or leaves the band from
 // resetting the confirmation of the two that need to trade.
@@ -120,7 +120,7 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, w Window) S
 	l.mem.LastChange = now
 	l.donors = l.donors[:0]
 	for name, r := range recs {
-		if r.Shares < st.Applied[name] {
+		if r.Shares < st.Applied[name] && below(r) {
 			l.donors = append(l.donors, name)
 		}
 		st.Applied[name] = r.Shares
@@ -131,6 +131,14 @@ func (l *Loop) decide(now time.Time, st Step, assessed []assessment, w Window) S
 	st.State = v1alpha1.AutopilotApplied
 	st.Message = fmt.Sprintf("applied after %d agreeing windows: %s", need, describe(moved))
 	return st
+}
+
+// below reports whether the recommendation leaves its level below its configured shares (or
+// they are unknown): only such a donor can be hurt by a step, and roll it back. A level that
+// returned what it held above its configured shares is at its due: its rejections after it,
+// a flood's, must not give them back to it.
+func below(r Recommendation) bool {
+	return r.Level.ConfiguredShares <= 0 || r.Shares < r.Level.ConfiguredShares
 }
 
 // anyUp reports whether a level asks for more shares.

@@ -95,8 +95,9 @@ func checkLevel(t *testing.T, cfg Config, iter int, l Level, w Window, r Recomme
 	if !measured {
 		t.Fatalf("pool %d: unmeasured %s moved by %d", iter, l.Name, move)
 	}
-	if m := abs32(move); m > step(cfg, l) {
-		t.Fatalf("pool %d: %s moved %d, more than its step %d", iter, l.Name, move, step(cfg, l))
+	// Beyond its step, a level moves only towards its configured shares (reclaim).
+	if m := abs32(move); m > step(cfg, l)+towardsConfigured(l, move) {
+		t.Fatalf("pool %d: %s moved %d, more than its step %d and its way back to its configured %d", iter, l.Name, move, step(cfg, l), l.ConfiguredShares)
 	}
 	if move > 0 && l.Bounds.MaxShares > 0 && r.Shares > l.Bounds.MaxShares {
 		t.Fatalf("pool %d: %s raised to %d above max %d", iter, l.Name, r.Shares, l.Bounds.MaxShares)
@@ -109,13 +110,14 @@ func checkLevel(t *testing.T, cfg Config, iter int, l Level, w Window, r Recomme
 	}
 	pressured := r.Utilisation > cfg.HighWater || d.Rejected > 0
 	slack := r.Utilisation < cfg.LowWater && d.Rejected == 0
-	// A level within the band gives only what it holds above its configured shares.
-	returns := !pressured && !slack && r.Shares >= l.ConfiguredShares
+	// A level that is not slack gives only what it holds above its configured shares.
+	returns := !slack && r.Shares >= l.ConfiguredShares
 	if (move > 0 && !pressured) || (move < 0 && !slack && !returns) {
 		t.Fatalf("pool %d: %s moved %d at utilisation %.3f with %v rejected", iter, l.Name, move, r.Utilisation, d.Rejected)
 	}
-	// A slack level never gives below the shares its demand needs at the target.
-	if move < 0 && slack && float64(r.Shares) < float64(l.Shares)*r.Utilisation/cfg.TargetUtilisation-1e-9 {
+	// A slack level never gives below the shares its demand needs at the target, unless it
+	// returns what it holds above its configured shares.
+	if move < 0 && slack && r.Shares < l.ConfiguredShares && float64(r.Shares) < float64(l.Shares)*r.Utilisation/cfg.TargetUtilisation-1e-9 {
 		t.Fatalf("pool %d: %s gave down to %d, below its need at the target", iter, l.Name, r.Shares)
 	}
 }
@@ -148,4 +150,16 @@ func BenchmarkRecommend100(b *testing.B) {
 	for b.Loop() {
 		Recommend(DefaultConfig(), levels, w)
 	}
+}
+
+// towardsConfigured is how far a move in its direction may take the level back towards its
+// configured shares.
+func towardsConfigured(l Level, move int32) int32 {
+	switch {
+	case move > 0 && l.Shares < l.ConfiguredShares:
+		return l.ConfiguredShares - l.Shares
+	case move < 0 && l.Shares > l.ConfiguredShares:
+		return l.Shares - l.ConfiguredShares
+	}
+	return 0
 }

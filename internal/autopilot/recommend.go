@@ -51,7 +51,7 @@ func recommend(cfg Config, assessed []assessment, held map[string]bool) map[stri
 	assessed = append([]assessment(nil), assessed...)
 	for i := range assessed {
 		if held[assessed[i].level.Name] {
-			assessed[i].amount, assessed[i].lent = 0, 0
+			assessed[i].amount, assessed[i].deficit = 0, 0 // it still owes what it holds above its due
 		}
 	}
 	moves, dropped := transfer(cfg, assessed)
@@ -69,10 +69,9 @@ func asks(assessed []assessment) map[string]Direction {
 	out := map[string]Direction{}
 	for _, a := range assessed {
 		switch {
-		case a.amount <= 0:
-		case a.band == pressured:
+		case a.band == pressured && (a.amount > 0 || a.deficit > 0):
 			out[a.level.Name] = Up
-		case a.band == slack:
+		case a.band == slack && a.amount > 0:
 			out[a.level.Name] = Down
 		}
 	}
@@ -100,9 +99,10 @@ type assessment struct {
 	// want is the shares a pressured level needs or a slack level can give (before caps);
 	// amount is want after the step and the bounds.
 	want, amount int32
-	// lent is what a level within the band holds above its configured shares (step-capped):
-	// it returns it to pressured levels below theirs (reclaim, transfer.go).
-	lent int32
+	// deficit is what a pressured level lacks of its configured shares (within its maxShares);
+	// excess is what any measured level holds above its configured shares (down to its
+	// minShares): the first returns to the second (reclaim, transfer.go).
+	deficit, excess int32
 	// dropped is the move the transfer offered and dropped as below MinChangePercent.
 	dropped int32
 }
@@ -130,9 +130,12 @@ func assess(cfg Config, l Level, w Window) assessment {
 		a.amount = min(a.want, step(cfg, l))
 	default:
 		a.band = inBand
-		if l.ConfiguredShares > 0 && l.Shares > l.ConfiguredShares {
-			a.lent = min(l.Shares-max(l.ConfiguredShares, minShares(l)), step(cfg, l))
-		}
+	}
+	if l.ConfiguredShares > 0 && l.Shares > l.ConfiguredShares {
+		a.excess = max(l.Shares-max(l.ConfiguredShares, minShares(l)), 0)
+	}
+	if a.band == pressured && l.Shares < l.ConfiguredShares {
+		a.deficit = min(l.ConfiguredShares-l.Shares, headroom(l))
 	}
 	return a
 }

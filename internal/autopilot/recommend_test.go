@@ -234,16 +234,17 @@ func TestRejectionsBypassMinChange(t *testing.T) {
 }
 
 // Reclaim: b (configured 40, holds 30) is under pressure (u 1.5), a (configured 40, holds 60)
-// and c (configured 20, holds 20) are within the band (u 0.7): no level is slack. b asks
-// ceil(30 x 1.5 / 0.7) - 30 = 35, step 25% of 30 = 7, and is owed 40 - 30 = 10: it takes 7.
-// a lent 60 - 40 = 20 (step 15): it returns 7 (11.7% of 60, above MinChangePercent). c holds
-// no more than its configured shares and keeps them. With a configured at 60, a lent nothing:
-// nothing moves.
+// and c (configured 20, holds 20) are within the band (u 0.7): no level is slack. b is owed
+// 40 - 30 = 10 and takes them back first, whatever its step (25% of 30 = 7): its configured
+// shares are its due. a holds 60 - 40 = 20 above its configured shares and returns 10. b's
+// own ask (ceil(30 x 1.5 / 0.7) - 30 = 35, step 7) is covered by the 10 and no level is
+// slack: nothing more moves. c holds no more than its configured shares and keeps them. With
+// a configured at 60, a lent nothing: nothing moves.
 func TestRecommendReclaimsLentShares(t *testing.T) {
 	step25 := func(l Level, d Demand) (Level, Demand) { l.Bounds.MaxStepPercent = 25; return l, d }
 	for _, tc := range []struct {
 		aConfigured, a, b int32
-	}{{aConfigured: 40, a: 53, b: 37}, {aConfigured: 60, a: 60, b: 30}} {
+	}{{aConfigured: 40, a: 50, b: 40}, {aConfigured: 60, a: 60, b: 30}} {
 		a, da := step25(lvl("a", 60, 42, 0))
 		b, db := step25(lvl("b", 30, 45, 0))
 		c, dc := step25(lvl("c", 20, 14, 0))
@@ -252,7 +253,7 @@ func TestRecommendReclaimsLentShares(t *testing.T) {
 		if got := shares(recs); got["a"] != tc.a || got["b"] != tc.b || got["c"] != 20 {
 			t.Errorf("a configured %d: %v, want a %d, b %d, c 20", tc.aConfigured, got, tc.a, tc.b)
 		}
-		if tc.a != 60 && !strings.Contains(recs["a"].Why, "-7 shares returned to levels under pressure below their configured shares (it holds 60, Git gives it 40)") {
+		if tc.a != 60 && !strings.Contains(recs["a"].Why, "-10 shares returned to levels under pressure below their configured shares (it holds 60, Git gives it 40)") {
 			t.Errorf("a's why = %q", recs["a"].Why)
 		}
 	}

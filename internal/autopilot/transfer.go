@@ -2,7 +2,8 @@ package autopilot
 
 import "sort"
 
-// transfer decides each level's move (by index of assessed, sorted by name): the pressured
+// transfer decides each level's move (by index of assessed, sorted by name). First the
+// pressured levels below their configured shares take them back (reclaim); then the pressured
 // levels gain what the slack levels give, min(total need, total give), each side split in
 // proportion to what its levels ask (largest remainder, ties by name). A move smaller than
 // Config.MinChangePercent of a level's shares is dropped, the level leaves the transfer and
@@ -12,21 +13,29 @@ import "sort"
 //
 // dropped holds, for each level whose move was dropped, the move it was offered.
 func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
-	amounts, lent := make([]int32, len(assessed)), make([]int32, len(assessed))
+	amounts, deficit, excess := make([]int32, len(assessed)), make([]int32, len(assessed)), make([]int32, len(assessed))
 	for i, a := range assessed {
-		amounts[i], lent[i] = a.amount, a.lent
+		amounts[i], deficit[i], excess[i] = a.amount, a.deficit, a.excess
 	}
 	dropped = make([]int32, len(assessed))
 	for {
-		moves = split(assessed, amounts)
-		reclaim(assessed, amounts, lent, moves)
+		moves = reclaim(assessed, deficit, excess)
+		left := append([]int32(nil), amounts...)
+		for i, m := range moves {
+			if m != 0 && (assessed[i].band == pressured) == (m > 0) {
+				left[i] = max(left[i]-abs32(m), 0) // a reclaim move is part of what it asked for
+			}
+		}
+		for i, m := range split(assessed, left) {
+			moves[i] += m
+		}
 		if relievesRejections(assessed, moves) {
 			return moves, dropped
 		}
 		again := false
 		for i, m := range moves {
 			if m != 0 && tooSmall(cfg, assessed[i].level.Shares, m) {
-				amounts[i], lent[i], dropped[i] = 0, 0, m
+				amounts[i], deficit[i], excess[i], dropped[i] = 0, 0, 0, m
 				again = true
 			}
 		}
@@ -36,40 +45,37 @@ func transfer(cfg Config, assessed []assessment) (moves, dropped []int32) {
 	}
 }
 
-// reclaim adds to moves what the pressured levels below their configured shares take back
-// from the levels within the band that hold more than theirs: the rest of their need (within
-// their step, up to their configured shares) against what those lent, split as in split.
+// reclaim is what the pressured levels below their configured shares take back, up to their
+// configured shares and without a step limit, from the levels above theirs, whatever those
+// levels' own pressure: each side split in proportion to its deficit or excess.
 // Git's configured shares are each level's due when levels compete: a level lends what it
-// does not use, and gets it back when it needs it, even from a level that now uses it; it
-// never takes more than its configured shares this way, so two levels cannot take the same
-// shares back and forth.
-func reclaim(assessed []assessment, amounts, lent, moves []int32) {
-	owed := make([]int32, len(assessed))
+// does not use, and gets it back when it needs it, even from a level that now uses it (or
+// floods its own level to look as if it did); it never takes more than its configured shares
+// this way, so two levels cannot take the same shares back and forth. A level that must
+// never lend sets minShares to its configured shares.
+func reclaim(assessed []assessment, deficit, excess []int32) []int32 {
+	moves := make([]int32, len(assessed))
 	var up, down []int
 	var need, give int64
-	for i, a := range assessed {
-		l := a.level
+	for i := range assessed {
 		switch {
-		case a.band == pressured && amounts[i] > 0 && l.Shares < l.ConfiguredShares:
-			owed[i] = min(l.ConfiguredShares-l.Shares, amounts[i]) - moves[i]
-			if owed[i] > 0 {
-				up, need = append(up, i), need+int64(owed[i])
-			}
-		case a.band == inBand && lent[i] > 0:
-			owed[i] = lent[i]
-			down, give = append(down, i), give+int64(owed[i])
+		case deficit[i] > 0:
+			up, need = append(up, i), need+int64(deficit[i])
+		case excess[i] > 0:
+			down, give = append(down, i), give+int64(excess[i])
 		}
 	}
 	total := min(need, give)
 	if total == 0 {
-		return
+		return moves
 	}
-	for i, v := range largestRemainder(total, up, owed) {
+	for i, v := range largestRemainder(total, up, deficit) {
 		moves[i] += v
 	}
-	for i, v := range largestRemainder(total, down, owed) {
+	for i, v := range largestRemainder(total, down, excess) {
 		moves[i] -= v
 	}
+	return moves
 }
 
 // relievesRejections reports whether moves give shares to a level that rejected requests.

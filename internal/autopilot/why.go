@@ -62,9 +62,9 @@ func (a assessment) why(cfg Config, move int32) string {
 	switch {
 	case move > 0:
 		return fmt.Sprintf("under pressure: %s; +%d shares for utilisation %.2f", fig, move, a.after(move))
-	case move < 0 && a.band == inBand:
-		return fmt.Sprintf("within the band %.2f-%.2f: %s; %d shares returned to levels under pressure below their configured shares (it holds %d, Git gives it %d)",
-			cfg.LowWater, cfg.HighWater, fig, move, a.level.Shares, a.level.ConfiguredShares)
+	case move < 0 && a.band != slack:
+		return fmt.Sprintf("%s: %s; %d shares returned to levels under pressure below their configured shares (it holds %d, Git gives it %d)",
+			a.bandName(cfg), fig, move, a.level.Shares, a.level.ConfiguredShares)
 	case move < 0:
 		return fmt.Sprintf("slack: %s; %d shares for utilisation %.2f", fig, move, a.after(move))
 	}
@@ -121,4 +121,12 @@ func abs32(v int32) int32 {
 		return -v
 	}
 	return v
+}
+
+// bandName names the level's band in a why.
+func (a assessment) bandName(cfg Config) string {
+	if a.band == pressured {
+		return "under pressure"
+	}
+	return fmt.Sprintf("within the band %.2f-%.2f", cfg.LowWater, cfg.HighWater)
 }

@@ -15,8 +15,9 @@ const demandTopBound = 6
 
 // WindowFrom computes the window between two reads of kube-apiserver's metrics (replicas
 // merged with apfmetrics.Merge) for the named levels, at cfg.Quantile. The window is
-// Incomplete when prev is nil, the interval is shorter than cfg.MinWindow, a level's demand
-// series is missing from either read, or a counter went backwards (a restart).
+// Incomplete when prev is nil, the interval is shorter than cfg.MinWindow, the two reads are
+// of different replicas, a level's demand series is missing from either read, or a counter
+// went backwards (a restart).
 //
 // With prev nil the figures are those since kube-apiserver started (one read: what
 // `apf-operator recommend` can show from a single snapshot), still marked Incomplete.
@@ -36,6 +37,12 @@ func WindowFrom(cfg Config, prev, cur *apfmetrics.Snapshot, levels []string) Win
 		w.Start = prev.Time
 		if d := cur.Time.Sub(prev.Time); d < cfg.MinWindow {
 			why = append(why, fmt.Sprintf("window of %s shorter than %s", d.Round(1e6), cfg.MinWindow))
+		}
+		// Counters of two sets of replicas are not one series: a replica younger or older
+		// than the one it replaced reads as a counter reset or as a burst of demand.
+		if same, how := apfmetrics.SameReplicas(prev, cur); !same {
+			w.Incomplete = how
+			return w
 		}
 	}
 	deltas := cur.Since(prev)

@@ -13,28 +13,38 @@ type Policy int
 
 // The compared policies.
 const (
-	// Static keeps the configured (Git) shares.
+	// Static keeps the configured (Git) shares; the pool's levels lend and borrow nothing.
 	Static Policy = iota
-	// RecommendOnce applies, at Scenario.OnceAfter, one autopilot.Recommend of one window
+	// StaticBorrowing keeps the configured shares, the pool's levels lending
+	// TenantLendablePercent of their seats and borrowing without limit: kube-apiserver's own
+	// borrowing, what a user would turn on first.
+	StaticBorrowing
+	// RecommendOnce (with the pool's levels lending and borrowing as in StaticBorrowing) applies, at Scenario.OnceAfter, one autopilot.Recommend of one window
 	// covering the run so far, without the step limit (MaxStepPercent 100) but within the
 	// bounds; then keeps those shares.
 	RecommendOnce
-	// ClosedLoop runs autopilot.Loop at the end of every window and applies its steps.
+	// ClosedLoop runs autopilot.Loop at the end of every window and applies its steps, the
+	// pool's levels lending and borrowing as in StaticBorrowing.
 	ClosedLoop
 )
 
 // Policies lists the policies in the table's order.
-var Policies = []Policy{Static, RecommendOnce, ClosedLoop}
+var Policies = []Policy{Static, StaticBorrowing, RecommendOnce, ClosedLoop}
+
+// lends reports whether the pool's levels lend and borrow under the policy.
+func (p Policy) lends() bool { return p != Static }
 
 // String returns the policy's name in the table.
 func (p Policy) String() string {
 	switch p {
 	case Static:
 		return "static"
+	case StaticBorrowing:
+		return "static + borrowing"
 	case RecommendOnce:
 		return "recommend-once"
 	case ClosedLoop:
-		return "closed loop"
+		return "closed loop + borrowing"
 	}
 	return "unknown"
 }

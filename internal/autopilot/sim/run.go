@@ -10,6 +10,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch"
 	"github.com/apf-operator/apf-operator/internal/apf/dispatch/dispatchtest"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 )
@@ -24,6 +25,10 @@ type runner struct {
 	clock  *dispatchtest.FakeClock
 	eng    *apf.Engine
 	reqs   *requests
+	// base is the configuration with the pool's applied shares, the levels' nominal limits;
+	// borrow the current limits the engine runs at (borrowing.go).
+	base   *effective.Config
+	borrow *borrowing
 
 	names   []string
 	sources []*source
@@ -56,12 +61,21 @@ func newRunner(sc *Scenario, p Policy, cfg autopilot.Config) (*runner, error) {
 		return nil, fmt.Errorf("scenario %s: duration %v and recommend-once time %v must be multiples of the window %v",
 			sc.Name, sc.Duration, sc.OnceAfter, sc.Window)
 	}
-	r := &runner{sc: sc, clock: dispatchtest.NewFakeClock(Epoch), applied: map[string]int32{}}
+	if p.lends() {
+		sc = lending(sc)
+	}
+	r := &runner{sc: sc, clock: dispatchtest.NewFakeClock(Epoch), applied: map[string]int32{},
+		borrow: &borrowing{scl: sc.ServerConcurrencyLimit}}
 	ecfg, err := buildConfig(sc.Levels, nil)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	r.eng = apf.NewEngine(ecfg, dispatch.Options{ServerConcurrencyLimit: sc.ServerConcurrencyLimit,
+	for i := range sc.Levels {
+		r.names = append(r.names, sc.Levels[i].Name)
+	}
+	r.base = ecfg
+	r.borrow.configure(ecfg, r.names)
+	r.eng = apf.NewEngine(r.borrow.limited(ecfg), dispatch.Options{ServerConcurrencyLimit: sc.ServerConcurrencyLimit,
 		WaitLimit: sc.WaitLimit, Clock: r.clock})
 	r.reqs = &requests{eng: r.eng, now: func() time.Duration { return r.clock.Now().Sub(Epoch) }}
 	n := len(sc.Levels)
@@ -70,7 +84,6 @@ func newRunner(sc *Scenario, p Policy, cfg autopilot.Config) (*runner, error) {
 	r.res = &Result{Scenario: sc.Name, Policy: p, PoolSumKept: true, OtherSeatsKept: true}
 	for i := range sc.Levels {
 		l := &sc.Levels[i]
-		r.names = append(r.names, l.Name)
 		r.sources = append(r.sources, newSource(sc.Seed, i, l, sc.Duration))
 		r.attrs = append(r.attrs, flowAttributes(l))
 		if l.Autopilot != nil {
@@ -96,15 +109,16 @@ func flowAttributes(l *LevelSpec) []request.Attributes {
 // event kinds, in the order they are processed when simultaneous.
 const (
 	evWindow = iota
+	evBorrow
 	evDeadline
 	evFinish
 	evArrival
 )
 
 func (r *runner) run() (*Result, error) {
-	nextWindow := r.sc.Window
+	nextWindow, nextBorrow := r.sc.Window, borrowPeriod
 	for {
-		at, kind, src := r.nextEvent(nextWindow)
+		at, kind, src := r.nextEvent(nextWindow, nextBorrow)
 		if at > r.sc.Duration {
 			break
 		}
@@ -114,6 +128,9 @@ func (r *runner) run() (*Result, error) {
 		case evWindow:
 			err = r.endWindow(at)
 			nextWindow += r.sc.Window
+		case evBorrow:
+			err = r.adjustBorrowing()
+			nextBorrow += borrowPeriod
 		case evDeadline:
 			err = r.settleAndCollect()
 		case evFinish:
@@ -131,8 +148,11 @@ func (r *runner) run() (*Result, error) {
 }
 
 // nextEvent returns the time and kind of the next event (and the arriving level's source).
-func (r *runner) nextEvent(nextWindow time.Duration) (time.Duration, int, *source) {
+func (r *runner) nextEvent(nextWindow, nextBorrow time.Duration) (time.Duration, int, *source) {
 	at, kind := nextWindow, evWindow
+	if nextBorrow < at {
+		at, kind = nextBorrow, evBorrow
+	}
 	if d, ok := r.nextDeadline(); ok && d < at {
 		at, kind = d, evDeadline
 	}
@@ -169,6 +189,7 @@ func (r *runner) advance(at time.Duration) {
 	d := at - r.last
 	r.win.integrate(d, r.seats)
 	r.total.integrate(d, r.seats)
+	r.borrow.integrate(d, r.seats)
 	if r.last < r.sc.OnceAfter {
 		r.once.integrate(min(at, r.sc.OnceAfter)-r.last, r.seats)
 	}
@@ -238,18 +259,27 @@ func cmpID(a, b *job) int {
 	return 0
 }
 
-// nominalSeats returns each level's nominal seats (ACV) in the engine now.
+// nominalSeats returns each level's nominal seats (ACV) in the configuration now.
 func (r *runner) nominalSeats() []int {
-	st := r.eng.State()
 	out := make([]int, len(r.names))
 	for i, name := range r.names {
-		for _, l := range st.Levels {
-			if l.Name == name {
-				out[i] = l.AssuredConcurrency
+		for _, p := range r.base.Priorities {
+			if p.Name == name {
+				out[i] = r.base.AssuredConcurrency(p, r.sc.ServerConcurrencyLimit)
 			}
 		}
 	}
 	return out
+}
+
+// adjustBorrowing is kube-apiserver's periodic adjustment of the current limits.
+func (r *runner) adjustBorrowing() error {
+	if err := r.settleAndCollect(); err != nil {
+		return err
+	}
+	r.borrow.adjust(r.seats)
+	r.eng.Update(r.borrow.limited(r.base))
+	return r.settleAndCollect()
 }
 
 // poolLevels returns the pool's levels as configured now.
@@ -296,7 +326,7 @@ func (r *runner) endWindow(at time.Duration) error {
 // to its configured ones and every level outside the pool keeps its initial nominal seats.
 func (r *runner) checkInvariants(nominal []int) {
 	inForce := map[string]int32{}
-	for _, p := range r.eng.Config().Priorities {
+	for _, p := range r.base.Priorities {
 		inForce[p.Name] = p.Shares
 	}
 	var applied, configured int32
@@ -338,7 +368,10 @@ func (r *runner) apply(next map[string]int32, rolledBack bool) error {
 	if err != nil {
 		return err
 	}
-	r.eng.Update(cfg)
+	r.base = cfg
+	r.borrow.configure(cfg, r.names)
+	r.borrow.allocate()
+	r.eng.Update(r.borrow.limited(cfg))
 	r.res.Steps++
 	if rolledBack {
 		r.res.Rollbacks++

@@ -84,3 +84,25 @@ func Burst(base, factor float64, at, length time.Duration) Rate {
 		return base
 	}
 }
+
+// Square returns high for the first half of every period and low for the second; shifted by
+// half a period when inverted.
+func Square(high, low float64, period time.Duration, inverted bool) Rate {
+	return func(t time.Duration) float64 {
+		first := t%period < period/2
+		if first != inverted {
+			return high
+		}
+		return low
+	}
+}
+
+// Step returns before until at, then after.
+func Step(before, after float64, at time.Duration) Rate {
+	return func(t time.Duration) float64 {
+		if t < at {
+			return before
+		}
+		return after
+	}
+}

@@ -35,7 +35,8 @@ func standIns() []LevelSpec {
 }
 
 // tenant returns a pool level: 40 configured shares, lending and borrowing nothing, so its
-// nominal seats are exactly what it can use (see docs/autopilot-simulation.md).
+// nominal seats are exactly what it can use (the static policy; the others make it lend with
+// lending, see docs/autopilot-simulation.md).
 func tenant(name string, level int32, rate Rate, peak float64) LevelSpec {
 	b := tenantBounds
 	return LevelSpec{Name: name, PriorityLevel: level, Shares: 40, LendablePercent: i32(0),
@@ -66,4 +67,49 @@ func Scenarios() []Scenario {
 			tenant("tenant-b", 410, Constant(0.4), 0.4),
 			tenant("tenant-c", 420, Burst(0.8, 5, 75*time.Minute, 10*time.Minute), 4)),
 	}
+}
+
+// AdversarialScenarios returns the scenarios built to make the closed loop lose (issue #34):
+// demand moving faster than it confirms, a tenant waking after lending its shares away for
+// an hour, a pool with no slack anywhere, a tenant flooding to take shares.
+func AdversarialScenarios() []Scenario {
+	return []Scenario{
+		scenario("flip", "tenant-a and tenant-b swap every 3 minutes between 3.5 requests/s (of 4 s each: 14 busy seats) and 0.25/s (1 seat), faster than the loop confirms a change; tenant-c is steady (0.4/s)", 4,
+			tenant("tenant-a", 400, Square(3.5, 0.25, 6*time.Minute, false), 3.5),
+			tenant("tenant-b", 410, Square(3.5, 0.25, 6*time.Minute, true), 3.5),
+			tenant("tenant-c", 420, Constant(0.4), 0.4)),
+		scenario("idle wakes", "tenant-c sends nothing for an hour, then 2.5 requests/s (of 4 s each: 10 busy seats, its nominal seats); tenant-a is over its seats throughout (3/s: 12 busy seats), tenant-b steady (1/s)", 5,
+			tenant("tenant-a", 400, Constant(3), 3),
+			tenant("tenant-b", 410, Constant(1), 1),
+			tenant("tenant-c", 420, Step(0, 2.5, time.Hour), 2.5)),
+		scenario("saturated", "every tenant sends 3 requests/s (of 4 s each: 12 busy seats, over its 10) throughout: nothing to move", 6,
+			tenant("tenant-a", 400, Constant(3), 3),
+			tenant("tenant-b", 410, Constant(3), 3),
+			tenant("tenant-c", 420, Constant(3), 3)),
+		scenario("flood", "tenant-a floods at 6 requests/s (of 4 s each: 24 busy seats) throughout; tenant-b sends 1/s (4 seats) for an hour, then 2.5/s (10 seats, its nominal seats); tenant-c is steady (0.4/s)", 7,
+			tenant("tenant-a", 400, Constant(6), 6),
+			tenant("tenant-b", 410, Step(1, 2.5, time.Hour), 2.5),
+			tenant("tenant-c", 420, Constant(0.4), 0.4)),
+	}
+}
+
+// AllScenarios returns the documented scenarios, then the adversarial ones: the table's.
+func AllScenarios() []Scenario { return append(Scenarios(), AdversarialScenarios()...) }
+
+// TenantLendablePercent is the lendablePercent of the pool's levels under the policies that
+// lend (kube-apiserver's workload-high and global-default levels lend 50%); they borrow
+// without limit.
+const TenantLendablePercent = 50
+
+// lending returns a copy of sc whose pool levels lend TenantLendablePercent and borrow
+// without limit.
+func lending(sc *Scenario) *Scenario {
+	out := *sc
+	out.Levels = append([]LevelSpec(nil), sc.Levels...)
+	for i := range out.Levels {
+		if out.Levels[i].Autopilot != nil {
+			out.Levels[i].LendablePercent, out.Levels[i].BorrowingLimitPercent = i32(TenantLendablePercent), nil
+		}
+	}
+	return &out
 }

@@ -1,0 +1,96 @@
+package autopilot_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+)
+
+// evalEnv names the environment variable that runs the evaluations that are not checks.
+const evalEnv = "APF_AUTOPILOT_EVAL"
+
+// tenantLendablePercent is what the tenants lend in the borrowing evaluation (kube-apiserver's
+// workload-high and global-default lend 50%); they borrow without limit.
+const tenantLendablePercent = 50
+
+// TestAutopilotAgainstBorrowing is issue #34's live evaluation (docs/autopilot-live.md): the
+// schedule played with the tenants lending 50% and borrowing without limit on their
+// configured shares (kube-apiserver's own borrowing, what a user would turn on first), then
+// again with the autopilot on top. It records the figures and checks only that the runs are
+// sound (classification, seats outside the pool, the pool's sum), not which run wins: it is
+// an evaluation, not a test of `make test`. Run it alone (it shares the cluster and its
+// users with TestAutopilotAgainstStatic):
+//
+//	APF_AUTOPILOT_EVAL=borrowing go test -count=1 -v -run TestAutopilotAgainstBorrowing ./test/autopilot/
+func TestAutopilotAgainstBorrowing(t *testing.T) {
+	if os.Getenv(evalEnv) != "borrowing" {
+		t.Skipf("an evaluation: set %s=borrowing to run it", evalEnv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	k8s, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyTenants(ctx, t)
+	enableBorrowing(ctx, t, cs, k8s)
+	load := newLoader(t)
+	samples := startSampler(ctx, cs, k8s, sampleEvery)
+
+	borrowing := play(ctx, t, cs, load, "static + borrowing")
+	enableAutopilot(ctx, t, k8s)
+	waitHolding(ctx, t, k8s)
+	auto := play(ctx, t, cs, load, "autopilot + borrowing")
+
+	taken, errs := samples.Stop()
+	logFigures(t, borrowing, auto, taken)
+	b, a := poolRejected(borrowing), poolRejected(auto)
+	t.Logf("pool rejections: static + borrowing %.0f, autopilot + borrowing %.0f", b, a)
+	checkClassification(ctx, t, cs, borrowing, auto)
+	checkSamples(t, taken, errs)
+	checkStatus(ctx, t, k8s)
+}
+
+// enableBorrowing sets every tenant's lendablePercent to tenantLendablePercent and removes its
+// borrowing limit (a merge patch, as a Git change would), and waits until the native levels
+// have them.
+func enableBorrowing(ctx context.Context, t *testing.T, cs kubernetes.Interface, k8s client.Client) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"lendablePercent":%d,"borrowingLimitPercent":null}}`, tenantLendablePercent)
+	for _, tn := range tenants {
+		rp := &flowv1.RequestPriority{}
+		rp.Name = tn.name
+		if err := k8s.Patch(ctx, rp, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatalf("turning borrowing on for %s: %v", tn.name, err)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, tn := range tenants {
+		for {
+			plc, err := cs.FlowcontrolV1().PriorityLevelConfigurations().Get(ctx, nativeLevel(tn.name), metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l := plc.Spec.Limited; l != nil && l.LendablePercent != nil && *l.LendablePercent == tenantLendablePercent && l.BorrowingLimitPercent == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s's native level did not get lendablePercent %d without a borrowing limit: %+v", tn.name, tenantLendablePercent, plc.Spec.Limited)
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
