@@ -182,23 +182,6 @@ func buildImage(t *testing.T) string {
 	return archive
 }
 
-// eventually polls cond every 250 ms until it returns nil or the timeout passes, then fails
-// the test with the last error.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
 // argValue returns the value of --name=value among args.
 func argValue(args []string, name string) (string, error) {
 	for _, a := range args {

@@ -11,6 +11,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // metrics scrapes the replica's /metrics (HTTPS with Kubernetes authentication, as the chart
@@ -26,7 +28,7 @@ func (r *replica) metrics(t *testing.T) map[string]*dto.MetricFamily {
 	httpClient := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test scraping its own child process
 	var resp *http.Response
-	eventually(t, 60*time.Second, "the metrics of replica "+r.name, func(context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "the metrics of replica "+r.name, func(context.Context) (bool, error) {
 		var err error
 		if resp, err = httpClient.Do(req); err != nil {
 			return false, err

@@ -59,7 +59,7 @@ func identities(t *testing.T) map[string]identity {
 // waitReady waits until every object named in keys exists and reports Ready=True.
 func waitReady(t *testing.T, keys []string) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("%v to be Ready", keys), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, fmt.Sprintf("%v to be Ready", keys), func(ctx context.Context) (bool, error) {
 		ready, err := harness.ReadyObjects(ctx, k8s)
 		if err != nil {
 			return false, err
@@ -78,7 +78,7 @@ func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }
 // waitReason waits until obj's Ready condition has the given status and reason.
 func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("%s Ready=%s/%s", obj.GetName(), status, reason), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, fmt.Sprintf("%s Ready=%s/%s", obj.GetName(), status, reason), func(ctx context.Context) (bool, error) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err
 		}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/go-logr/logr"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // cluster is a bare control plane (no CRDs, no webhooks: the chart installs those) and the
@@ -34,8 +33,9 @@ type cluster struct {
 	shell []string // environment of the commands: PATH with the tools, KUBECONFIG, HOME
 }
 
-// envtest logs through controller-runtime's logger; these tests report through t.
-func init() { log.SetLogger(logr.Discard()) }
+// TestMain quiets envtest's logs (these tests report through t); each test starts its own bare
+// control plane (startCluster), since the chart under test installs the CRDs and webhooks.
+func TestMain(m *testing.M) { harness.Main(m, &harness.Suite{Name: "install"}) }
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
@@ -167,25 +167,6 @@ func runStep(t *testing.T, c *cluster, command string, s step) {
 		t.Fatalf("%s: %v\n%s", command, err, out)
 	}
 	t.Logf("ran %q in %s:\n%s", command, time.Since(start).Round(time.Millisecond), strings.TrimSpace(out))
-}
-
-// eventually polls cond every 200 ms until it holds or timeout passes.
-func eventually(t *testing.T, ctx context.Context, timeout time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		err := cond(ctx)
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Errorf("timed out after %s waiting for %s: %v", timeout, what, err)
-			return
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // appVersion is the chart's appVersion: the tag of the image the chart pulls by default and

@@ -20,6 +20,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The operator-route test: the operator's service account, a namespace of data that makes a
@@ -68,7 +69,7 @@ func TestOperatorRoute(t *testing.T) {
 
 	flood, stop := startRouteFlood(flooder)
 	defer stop()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestOperatorRoute", func() error {
 		if flood.rejectedNow() == 0 {
 			return fmt.Errorf("the flood is not rejected yet: %v", flood)
 		}

@@ -19,6 +19,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The overload: a noisy tenant floods from many goroutines, bounded in requests and time.
@@ -65,7 +66,7 @@ func TestOverload(t *testing.T) {
 		}
 	}
 	// kube-apiserver gives the level ceil(150 × 1 / (sum of all levels' shares)) = 1 seat.
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestOverload", func() error {
 		if seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", noisyPLC); !found || seats != 1 {
 			return fmt.Errorf("level %s: nominal seats %v (found %t), want 1", noisyPLC, seats, found)
 		}

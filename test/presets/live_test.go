@@ -15,6 +15,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // gitOpsManager is the field manager the test applies presets with, as a GitOps tool would.
@@ -114,7 +115,7 @@ func TestPresetsLive(t *testing.T) {
 func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
-		eventually(t, 3*time.Minute, func() error {
+		harness.Eventually(t, 3*time.Minute, "applying "+o.GetName(), func() error {
 			return live.k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(gitOpsManager),
 				client.ForceOwnership)
 		})
@@ -125,7 +126,7 @@ func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructur
 func waitProjected(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
-		eventually(t, 2*time.Minute, func() error {
+		harness.Eventually(t, 2*time.Minute, o.GetKind()+" "+o.GetName()+" Projected", func() error {
 			var obj client.Object = &flowv1.FlowSchema{}
 			if o.GetKind() == "RequestPriority" {
 				obj = &flowv1.RequestPriority{}
