@@ -7,7 +7,6 @@
 package autopilot_test
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/apf-operator/apf-operator/test/harness"
@@ -24,26 +23,15 @@ const (
 )
 
 var suite = &harness.Suite{
-	Name: "autopilot",
-	ControlPlane: &harness.ControlPlane{Flags: map[string]string{
-		"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-		"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-	}},
+	Name:           "autopilot",
+	ControlPlane:   &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
 	BeforeOperator: startSlow,
 	RunOperator:    true,
 	OperatorArgs:   []string{"--enforcement=native", "--autopilot-interval=" + autopilotInterval.String()},
-	Ready: func(s *harness.Suite) error {
-		cluster, operator = s.Cluster, s.Operator
-		return nil
-	},
 }
 
-var (
-	cluster  *harness.Cluster
-	operator *harness.Operator
-	// slow is the admission webhook that holds every tenant request for serviceTime.
-	slow *slowWebhook
-)
+// slow is the admission webhook that holds every tenant request for serviceTime.
+var slow *slowWebhook
 
 func TestMain(m *testing.M) { harness.Main(m, suite) }
 

@@ -12,7 +12,6 @@
 package donoharm_test
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
@@ -42,11 +41,8 @@ var (
 
 func TestMain(m *testing.M) {
 	harness.Main(m, &harness.Suite{
-		Name: "donoharm",
-		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: map[string]string{
-			"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-			"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-		}},
+		Name:         "donoharm",
+		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
 		Ready: func(s *harness.Suite) error {
 			testEnv, restConfig, k8s, admin = s.Cluster.Env, s.Cluster.Config, s.Client, s.Cluster.Config
 			baseURL = strings.TrimSuffix(restConfig.Host, "/")

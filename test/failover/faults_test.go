@@ -127,7 +127,7 @@ func waitProjected(t *testing.T, obj client.Object) {
 		case *flowv1.FlowSchema:
 			native, nativeName = &flowcontrolv1.FlowSchema{}, o.Status.NativeName
 		}
-		c := meta.FindStatusCondition(conditions(obj), flowv1.ConditionProjected)
+		c := meta.FindStatusCondition(harness.Conditions(obj), flowv1.ConditionProjected)
 		if c == nil || c.Status != metav1.ConditionTrue || nativeName == "" {
 			return false, fmt.Errorf("Projected: %+v", c)
 		}

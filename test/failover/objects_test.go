@@ -82,7 +82,7 @@ func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, 
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err
 		}
-		c := meta.FindStatusCondition(conditions(obj), flowv1.ConditionReady)
+		c := meta.FindStatusCondition(harness.Conditions(obj), flowv1.ConditionReady)
 		if c == nil {
 			return false, fmt.Errorf("no Ready condition yet")
 		}
@@ -91,16 +91,6 @@ func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, 
 		}
 		return true, nil
 	})
-}
-
-func conditions(obj client.Object) []metav1.Condition {
-	switch o := obj.(type) {
-	case *flowv1.RequestPriority:
-		return o.Status.Conditions
-	case *flowv1.FlowSchema:
-		return o.Status.Conditions
-	}
-	return nil
 }
 
 // queuedLevel returns a valid RequestPriority at the given level.

@@ -301,3 +301,13 @@ func WaitServing(ctx context.Context, mgr manager.Manager) error {
 	}
 	return nil
 }
+
+// InflightLimits returns the kube-apiserver flags that set its server concurrency limit, the
+// sum of the two: readOnly (--max-requests-inflight) and mutating
+// (--max-mutating-requests-inflight).
+func InflightLimits(readOnly, mutating int) map[string]string {
+	return map[string]string{
+		"max-requests-inflight":          strconv.Itoa(readOnly),
+		"max-mutating-requests-inflight": strconv.Itoa(mutating),
+	}
+}

@@ -19,8 +19,8 @@ import (
 //	var suite = &harness.Suite{Name: "top", ControlPlane: &harness.ControlPlane{...}, RunOperator: true}
 //	func TestMain(m *testing.M) { harness.Main(m, suite) }
 //
-// Main starts, in this order: the scratch directory, BeforeControlPlane, the control plane,
-// the admin client, BeforeOperator, the operator binary and process, Ready; it runs the tests,
+// Main starts, in this order: the scratch directory, the operator binary, BeforeControlPlane,
+// the control plane and its admin client, BeforeOperator, the operator process, Ready; it runs the tests,
 // prints the operator's log when they failed, and stops everything in reverse.
 type Suite struct {
 	// Name prefixes the set-up's messages ("<name> suite: ...").
@@ -122,8 +122,8 @@ func (s *Suite) start() error {
 	s.Dir = dir
 	s.AddCleanup(func() error { return os.RemoveAll(dir) })
 	for _, step := range []func() error{
-		s.hook(s.BeforeControlPlane), s.startControlPlane, s.hook(s.BeforeOperator),
-		s.findBinary, s.startOperator, s.hook(s.Ready),
+		s.findBinary, s.hook(s.BeforeControlPlane), s.startControlPlane, s.hook(s.BeforeOperator),
+		s.startOperator, s.hook(s.Ready),
 	} {
 		if err := step(); err != nil {
 			return err

@@ -21,9 +21,10 @@ func RequestPriorityYAML(name, spec string) string {
 		"metadata: {name: " + name + "}\nspec: " + spec + "\n"
 }
 
-// UserFlowSchemaYAML returns the manifest of FlowSchema name that sends user's requests to
+// FlowSchemaYAML returns the manifest of FlowSchema name that sends the requests passing test
+// (one atomic test, a YAML flow mapping such as "{equals: {field: user, value: bob}}") to
 // RequestPriority level at matchingPriority.
-func UserFlowSchemaYAML(name, level string, matchingPriority int, user string) string {
+func FlowSchemaYAML(name, level string, matchingPriority int, test string) string {
 	return fmt.Sprintf(`apiVersion: flowcontrol.apf-operator.io/v1alpha1
 kind: FlowSchema
 metadata: {name: %s}
@@ -32,8 +33,13 @@ spec:
   requestPriority: {name: %s}
   match:
   - and:
-    - equals: {field: user, value: %s}
-`, name, matchingPriority, level, user)
+    - %s
+`, name, matchingPriority, level, test)
+}
+
+// UserFlowSchemaYAML is FlowSchemaYAML for the requests of user.
+func UserFlowSchemaYAML(name, level string, matchingPriority int, user string) string {
+	return FlowSchemaYAML(name, level, matchingPriority, "{equals: {field: user, value: "+user+"}}")
 }
 
 // TenantNamespaceYAML returns the manifests of namespace ns holding configMaps ConfigMaps of
@@ -65,17 +71,18 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: %[2]s}]
 // JoinYAML joins manifests into one multi-document stream.
 func JoinYAML(manifests ...string) string { return strings.Join(manifests, "---\n") }
 
-// ApplyProjected applies manifests with kubectl and waits, up to 90 s, until every object
+// ApplyProjected applies manifests with kubectl and waits, up to 2 minutes, until every object
 // named (kubectl's resource/name, such as "requestpriorities.flowcontrol.apf-operator.io/tiny")
-// is Projected; it fails t otherwise, with the RequestPriorities' status.
+// is Projected; it fails t otherwise, with every RequestPriority's and FlowSchema's conditions.
 func (c *Cluster) ApplyProjected(ctx context.Context, t testing.TB, manifests string, objects ...string) {
 	t.Helper()
 	if _, stderr, err := c.KubectlRun(ctx, strings.NewReader(manifests), "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, stderr)
 	}
-	args := append([]string{"wait", "--for=condition=Projected", "--timeout=90s"}, objects...)
+	args := append([]string{"wait", "--for=condition=Projected", "--timeout=120s"}, objects...)
 	if _, stderr, err := c.KubectlRun(ctx, nil, args...); err != nil {
-		status, _, _ := c.KubectlRun(ctx, nil, "get", "requestpriorities.flowcontrol.apf-operator.io", "-o", "yaml")
+		status, _, _ := c.KubectlRun(ctx, nil, "get", "requestpriorities.flowcontrol.apf-operator.io,flowschemas.flowcontrol.apf-operator.io",
+			"-o", `jsonpath={range .items[*]}{.kind}/{.metadata.name}: {.status.conditions}{"\n"}{end}`)
 		t.Fatalf("kubectl wait: %v\n%s\n%s", err, stderr, status)
 	}
 }

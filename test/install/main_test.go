@@ -39,18 +39,8 @@ func TestMain(m *testing.M) { harness.Main(m, &harness.Suite{Name: "install"}) }
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	assets := envtestutil.AssetsDir(t)
-	// Generous: the machine may be busy with other suites.
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting the control plane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping the control plane: %v", err)
-		}
-	})
+	bare := envtestutil.StartBare(t, nil)
+	env, cfg, assets := bare.Env, bare.Config, bare.Assets
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +50,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	kubeconfig := filepath.Join(home, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := bare.Kubeconfig
 	return &cluster{env: env, k8s: k8s, disc: disc, shell: []string{
 		"PATH=" + toolDir(t, assets) + ":" + os.Getenv("PATH"),
 		"KUBECONFIG=" + kubeconfig,

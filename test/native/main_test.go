@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -55,13 +54,10 @@ var (
 
 func TestMain(m *testing.M) {
 	harness.Main(m, &harness.Suite{
-		Name: "native",
-		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: map[string]string{
-			"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-			"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-		}},
-		Logger: testLogger(),
-		Ready:  adminClients,
+		Name:         "native",
+		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+		Logger:       testLogger(),
+		Ready:        adminClients,
 	})
 }
 

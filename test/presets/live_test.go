@@ -2,14 +2,12 @@ package presets_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -134,18 +132,7 @@ func waitProjected(t *testing.T, ctx context.Context, objs []*unstructured.Unstr
 			if err := live.k8s.Get(ctx, client.ObjectKey{Name: o.GetName()}, obj); err != nil {
 				return err
 			}
-			var conds []metav1.Condition
-			switch v := obj.(type) {
-			case *flowv1.FlowSchema:
-				conds = v.Status.Conditions
-			case *flowv1.RequestPriority:
-				conds = v.Status.Conditions
-			}
-			c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
-			if c == nil || c.Status != "True" || c.ObservedGeneration != obj.GetGeneration() {
-				return fmt.Errorf("%s %s: Projected condition %+v at generation %d", o.GetKind(), o.GetName(), c, obj.GetGeneration())
-			}
-			return nil
+			return harness.ProjectedNow(obj)
 		})
 	}
 }

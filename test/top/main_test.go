@@ -19,7 +19,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -42,29 +41,22 @@ const (
 )
 
 var suite = &harness.Suite{
-	Name: "top",
-	ControlPlane: &harness.ControlPlane{Flags: map[string]string{
-		"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-		"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-	}},
-	RunOperator: true,
+	Name:         "top",
+	ControlPlane: &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+	RunOperator:  true,
 	// recommend's two test levels hold 10 shares: past the default 10% budget at 150 seats.
 	OperatorArgs: []string{"--enforcement=native", "--native-max-seat-loss-percent=50"},
 	Ready:        pluginDir,
 }
 
-var (
-	cluster *harness.Cluster
-	// binDir holds the operator binary as kubectl-apf, and kubectl.
-	binDir string
-)
+// binDir holds the operator binary as kubectl-apf, and kubectl.
+var binDir string
 
 func TestMain(m *testing.M) { harness.Main(m, suite) }
 
 // pluginDir puts the operator binary on a PATH directory as the kubectl plugin kubectl-apf,
 // beside kubectl.
 func pluginDir(s *harness.Suite) error {
-	cluster = s.Cluster
 	binDir = filepath.Join(s.Dir, "bin")
 	if err := os.Mkdir(binDir, 0o755); err != nil {
 		return err
@@ -79,15 +71,15 @@ func pluginDir(s *harness.Suite) error {
 // projected, and deletes the levels when t ends.
 func applyTenant(ctx context.Context, t *testing.T, levels string, projected ...string) {
 	t.Helper()
-	cluster.DeleteOnCleanup(t, projected...)
+	suite.Cluster.DeleteOnCleanup(t, projected...)
 	manifests := harness.JoinYAML(levels, harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
-	cluster.ApplyProjected(ctx, t, manifests, projected...)
+	suite.Cluster.ApplyProjected(ctx, t, manifests, projected...)
 }
 
 // bobClient is an HTTP client authenticated as bob and the URL he floods.
 func bobClient(t *testing.T) (*http.Client, string) {
 	t.Helper()
-	client, url, err := cluster.UserClient("bob", tenantNamespace)
+	client, url, err := suite.Cluster.UserClient("bob", tenantNamespace)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestRecommendMovesSharesToTheFloodedLevel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		cmd := recommend.NewCommand(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-		cmd.SetArgs([]string{"--kubeconfig", cluster.Kubeconfig, "--window", window.String(), "-o", "yaml"})
+		cmd.SetArgs([]string{"--kubeconfig", suite.Cluster.Kubeconfig, "--window", window.String(), "-o", "yaml"})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 	got429 := flood(ctx, bob, url, window+5*time.Second)

@@ -56,7 +56,7 @@ func TestTopShowsTheFloodingTenantFirst(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		cmd := top.NewCommand(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
-		cmd.SetArgs([]string{"--kubeconfig", cluster.Kubeconfig, "--once", "-o", "json", "--interval", topInterval.String()})
+		cmd.SetArgs([]string{"--kubeconfig", suite.Cluster.Kubeconfig, "--once", "-o", "json", "--interval", topInterval.String()})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 	time.Sleep(floodAfter)
@@ -114,8 +114,8 @@ func TestKubectlPluginTable(t *testing.T) {
 	floodCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { flood(floodCtx, bob, url, time.Minute) })
-	cmd := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
+	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.Cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	table, err := cmd.Output()
@@ -134,8 +134,8 @@ func TestKubectlPluginTable(t *testing.T) {
 		}
 	}
 	// The same replica read directly (--replica-servers) with the kubeconfig's credentials.
-	direct := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
-		"--replica-servers", cluster.Config.Host)
+	direct := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
+		"--replica-servers", suite.Cluster.Config.Host)
 	direct.Env = cmd.Env
 	direct.Stderr = &stderr
 	raw, err := direct.Output()
@@ -162,7 +162,7 @@ func TestKubectlPluginTable(t *testing.T) {
 // the parser top uses).
 func rejectedTotal(ctx context.Context, t *testing.T, schema string) float64 {
 	t.Helper()
-	client, err := kubernetes.NewForConfig(cluster.Config)
+	client, err := kubernetes.NewForConfig(suite.Cluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ const statusSettle = 3 * time.Minute
 // watches one more read of the counters and expects no status write: the count did not change.
 func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 	t.Helper()
-	k8s, err := cluster.Client()
+	k8s, err := suite.Cluster.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 		time.Sleep(2 * time.Second)
 	}
 	t.Logf("status.observed of FlowSchema tiny: %+v", *fs.Status.Observed)
-	wide, stderr, err := cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
+	wide, stderr, err := suite.Cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
 	if err != nil {
 		t.Fatalf("kubectl get afs -o wide: %v\n%s", err, stderr)
 	}

@@ -39,11 +39,11 @@ func provokeRejection(t *testing.T, dir string) {
 		"kubectl apply -f " + file,
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io/tiny flowschemas.flowcontrol.apf-operator.io/tiny",
 	} {
-		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s", command, r.code, r.stderr)
 		}
 	}
-	client, url, err := cluster.UserClient("bob", "contention")
+	client, url, err := suite.Cluster.UserClient("bob", "contention")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,17 +25,9 @@ var suite = &harness.Suite{
 	OperatorMetrics: true,
 	// The page covers EventRateLimit too (its metrics, its webhook): on, as a user who uses it has it.
 	OperatorArgs: []string{"--enforcement=native", "--enable-event-rate-limit=true"},
-	Ready: func(s *harness.Suite) error {
-		operator, metricsAddr = s.Operator, s.MetricsAddr
-		return nil
-	},
 }
 
 var (
-	cluster  *harness.Cluster
-	operator *harness.Operator
-	// metricsAddr is where the operator serves its metrics (HTTPS, Kubernetes authorization).
-	metricsAddr string
 	// binDir holds kubectl and apf-operator, put first on the commands' PATH.
 	binDir string
 	// aliceKubeconfig is the kubeconfig of user alice (group team-a), who is not exempt.
@@ -46,26 +38,21 @@ func TestMain(m *testing.M) { harness.Main(m, suite) }
 
 // setUpUsers puts kubectl and apf-operator in binDir and provisions alice.
 func setUpUsers(s *harness.Suite) (err error) {
-	cluster = s.Cluster
 	binDir = filepath.Join(s.Dir, "bin")
 	if err := os.Mkdir(binDir, 0o755); err != nil {
 		return err
 	}
-	binary, err := harness.OperatorBinary()
-	if err != nil {
-		return err
-	}
-	for name, target := range map[string]string{"kubectl": cluster.Kubectl, "apf-operator": binary} {
+	for name, target := range map[string]string{"kubectl": s.Cluster.Kubectl, "apf-operator": s.Binary} {
 		if err := os.Symlink(target, filepath.Join(binDir, name)); err != nil {
 			return err
 		}
 	}
-	aliceKubeconfig, err = addUser(s.Dir, envtest.User{Name: "alice", Groups: []string{"team-a"}})
+	aliceKubeconfig, err = addUser(s.Cluster, s.Dir, envtest.User{Name: "alice", Groups: []string{"team-a"}})
 	return err
 }
 
 // addUser provisions a user authenticated by a client certificate and writes its kubeconfig.
-func addUser(dir string, user envtest.User) (string, error) {
+func addUser(cluster *harness.Cluster, dir string, user envtest.User) (string, error) {
 	u, err := cluster.Env.AddUser(user, nil)
 	if err != nil {
 		return "", err

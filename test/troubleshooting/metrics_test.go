@@ -39,7 +39,7 @@ func TestMetricNamesExist(t *testing.T) {
 	// The operator's gauges appear with its first projection, moments after it starts.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		r := runCommand(t, dir, cluster.Kubeconfig, "kubectl get --raw /metrics")
+		r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl get --raw /metrics")
 		if r.code != 0 {
 			t.Fatalf("kube-apiserver /metrics: exit %d: %s", r.code, r.stderr)
 		}
@@ -85,11 +85,11 @@ func metricsToken(t *testing.T, dir string) string {
 		"kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics",
 		"kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --serviceaccount=default:metrics-reader",
 	} {
-		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
 			t.Fatalf("%s: exit %d: %s", command, r.code, r.stderr)
 		}
 	}
-	r := runCommand(t, dir, cluster.Kubeconfig, "kubectl create token metrics-reader")
+	r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl create token metrics-reader")
 	if r.code != 0 {
 		t.Fatalf("kubectl create token: exit %d: %s", r.code, r.stderr)
 	}
@@ -99,7 +99,7 @@ func metricsToken(t *testing.T, dir string) string {
 // operatorMetrics reads the operator's /metrics with the token.
 func operatorMetrics(t *testing.T, token string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "https://"+metricsAddr+"/metrics", nil)
+	req, err := http.NewRequest(http.MethodGet, "https://"+suite.MetricsAddr+"/metrics", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,11 +141,11 @@ func provokeNotProjected(t *testing.T, dir string) {
 	if err := os.WriteFile(file, []byte(notExpressible), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl apply -f "+file); r.code != 0 {
+	if r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl apply -f "+file); r.code != 0 {
 		t.Fatalf("kubectl apply: exit %d\n%s", r.code, r.stderr)
 	}
 	t.Cleanup(func() {
-		if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl delete -f "+file); r.code != 0 {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl delete -f "+file); r.code != 0 {
 			t.Errorf("kubectl delete: exit %d\n%s", r.code, r.stderr)
 		}
 	})

@@ -180,7 +180,7 @@ func TestPageCommands(t *testing.T) {
 				continue
 			}
 			seen[command] = true
-			kubeconfig := cluster.Kubeconfig
+			kubeconfig := suite.Cluster.Kubeconfig
 			if asAlice[command] {
 				kubeconfig = aliceKubeconfig
 			}
@@ -202,7 +202,7 @@ func applyAndWait(t *testing.T, dir string) {
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io/tenants flowschemas.flowcontrol.apf-operator.io/tenants",
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io --all",
 	} {
-		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", command, r.code, r.stdout, r.stderr)
 		}
 	}
