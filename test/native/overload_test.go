@@ -39,9 +39,7 @@ func TestOverload(t *testing.T) {
 	resetCluster(t)
 	prepareOverloadData(t)
 
-	noisy := rp("noisy", 6000, 1, 1, 0, 1)
-	noisy.Spec.BorrowingLimitPercent = ptr.To[int32](0)
-	create(t, noisy)
+	create(t, withoutBorrowing(rp("noisy", 6000, 1, 1, 0, 1)))
 	create(t, rp("quiet", 7000, 50, 16, 4, 50))
 	createDefaults(t, false) // workload-low, the backstop's level (unused here)
 	create(t, fs("noisy", 1000, "noisy", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-noisy"))))
@@ -232,4 +230,11 @@ func (q *quietResult) String() string {
 	}
 	return fmt.Sprintf("%d served (latency p50 %s, max %s), %d rejected with 429", q.served,
 		p50.Round(time.Millisecond), worst.Round(time.Millisecond), q.rejected)
+}
+
+// withoutBorrowing sets level's borrowingLimitPercent to 0, so that its seats are its own
+// nominal ones only, and returns it.
+func withoutBorrowing(level *flowv1.RequestPriority) *flowv1.RequestPriority {
+	level.Spec.BorrowingLimitPercent = ptr.To[int32](0)
+	return level
 }

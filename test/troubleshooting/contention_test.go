@@ -35,14 +35,10 @@ func provokeRejection(t *testing.T, dir string) {
 	if err := os.WriteFile(file, []byte(contentionManifests()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, command := range []string{
-		"kubectl apply -f " + file,
+	runAsAdmin(t, dir,
+		"kubectl apply -f "+file,
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io/tiny flowschemas.flowcontrol.apf-operator.io/tiny",
-	} {
-		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s", command, r.code, r.stderr)
-		}
-	}
+	)
 	client, url, err := suite.Cluster.UserClient("bob", "contention")
 	if err != nil {
 		t.Fatal(err)

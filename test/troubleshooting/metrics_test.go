@@ -1,9 +1,7 @@
 package troubleshooting_test
 
 import (
-	"crypto/tls"
-	"io"
-	"net/http"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestMetricNamesExist requires every metric name the page uses to be served: those of
@@ -80,15 +80,11 @@ func servesMetric(text, name string) bool {
 // metricsToken creates a service account allowed to get /metrics and returns a token of it.
 func metricsToken(t *testing.T, dir string) string {
 	t.Helper()
-	for _, command := range []string{
+	runAsAdmin(t, dir,
 		"kubectl create serviceaccount metrics-reader",
 		"kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics",
 		"kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --serviceaccount=default:metrics-reader",
-	} {
-		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", command, r.code, r.stderr)
-		}
-	}
+	)
 	r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl create token metrics-reader")
 	if r.code != 0 {
 		t.Fatalf("kubectl create token: exit %d: %s", r.code, r.stderr)
@@ -99,22 +95,9 @@ func metricsToken(t *testing.T, dir string) string {
 // operatorMetrics reads the operator's /metrics with the token.
 func operatorMetrics(t *testing.T, token string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "https://"+suite.MetricsAddr+"/metrics", nil)
+	body, err := harness.OperatorMetrics(context.Background(), suite.MetricsAddr, token)
 	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	// The operator serves metrics with a self-signed certificate when none is configured.
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test reading a local self-signed endpoint
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("operator /metrics: %s, %v\n%s", resp.Status, err, body)
+		t.Fatalf("operator /metrics: %v", err)
 	}
 	return "\n" + string(body)
 }
