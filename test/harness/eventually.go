@@ -31,6 +31,7 @@ func Eventually[C Condition](t testing.TB, timeout time.Duration, what string, c
 		select {
 		case <-ctx.Done():
 			t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
+			return // a fake TB's Fatalf returns
 		case <-time.After(pollInterval):
 		}
 	}

@@ -20,8 +20,8 @@ import (
 //	func TestMain(m *testing.M) { harness.Main(m, suite) }
 //
 // Main starts, in this order: the scratch directory, the operator binary, BeforeControlPlane,
-// the control plane and its admin client, BeforeOperator, the operator process, Ready; it runs the tests,
-// prints the operator's log when they failed, and stops everything in reverse.
+// the control plane and its admin client, BeforeOperator, the operator process, Ready; it runs
+// the tests, prints the operator's log when they failed, and stops everything in reverse.
 type Suite struct {
 	// Name prefixes the set-up's messages ("<name> suite: ...").
 	Name string
