@@ -37,11 +37,11 @@ func TestAutopilotAgainstBorrowing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	k8s, err := cluster.Client()
+	k8s, err := suite.Cluster.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(cluster.Config)
+	cs, err := kubernetes.NewForConfig(suite.Cluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

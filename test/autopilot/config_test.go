@@ -101,18 +101,11 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: %[2]s}]
 // projected.
 func applyTenants(ctx context.Context, t *testing.T) {
 	t.Helper()
-	if _, stderr, err := cluster.KubectlRun(ctx, strings.NewReader(manifests()), "apply", "-f", "-"); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, stderr)
-	}
-	args := []string{"wait", "--for=condition=Projected", "--timeout=120s"}
+	var objects []string
 	for _, tn := range tenants {
-		args = append(args, "requestpriorities.flowcontrol.apf-operator.io/"+tn.name, "flowschemas.flowcontrol.apf-operator.io/"+tn.name)
+		objects = append(objects, "requestpriorities.flowcontrol.apf-operator.io/"+tn.name, "flowschemas.flowcontrol.apf-operator.io/"+tn.name)
 	}
-	if _, stderr, err := cluster.KubectlRun(ctx, nil, args...); err != nil {
-		status, _, _ := cluster.KubectlRun(ctx, nil, "get", "requestpriorities.flowcontrol.apf-operator.io,flowschemas.flowcontrol.apf-operator.io",
-			"-o", `jsonpath={range .items[*]}{.kind}/{.metadata.name}: {.status.conditions}{"\n"}{end}`)
-		t.Fatalf("kubectl wait: %v\n%s\n%s", err, stderr, status)
-	}
+	suite.Cluster.ApplyProjected(ctx, t, manifests(), objects...)
 }
 
 // enableAutopilot sets spec.autopilot on every tenant (a merge patch, as a Git change would).

@@ -57,7 +57,7 @@ func newLoader(t *testing.T) *loader {
 	t.Helper()
 	l := &loader{clients: map[string]*http.Client{}, urls: map[string]string{}}
 	for _, tn := range tenants {
-		u, err := cluster.Env.AddUser(envtest.User{Name: tn.user}, nil)
+		u, err := suite.Cluster.Env.AddUser(envtest.User{Name: tn.user}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,14 +7,7 @@
 package autopilot_test
 
 import (
-	"fmt"
-	"os"
-	"strconv"
 	"testing"
-	"time"
-
-	"github.com/go-logr/logr"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -29,61 +22,24 @@ const (
 	maxMutatingRequestsInflight = 200
 )
 
-var (
-	cluster  *harness.Cluster
-	operator *harness.Operator
-	// slow is the admission webhook that holds every tenant request for serviceTime.
-	slow *slowWebhook
-)
-
-func TestMain(m *testing.M) {
-	log.SetLogger(logr.Discard())
-	code, err := runSuite(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "autopilot suite:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+var suite = &harness.Suite{
+	Name:           "autopilot",
+	ControlPlane:   &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+	BeforeOperator: startSlow,
+	RunOperator:    true,
+	OperatorArgs:   []string{"--enforcement=native", "--autopilot-interval=" + autopilotInterval.String()},
 }
 
-func runSuite(m *testing.M) (code int, err error) {
-	dir, err := os.MkdirTemp("", "apf-autopilot-")
-	if err != nil {
-		return 1, err
-	}
-	defer os.RemoveAll(dir)
-	binary, err := harness.BuildOperator(dir)
-	if err != nil {
-		return 1, err
-	}
-	if cluster, err = harness.StartWith(map[string]string{
-		"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-		"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-	}); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, cluster.Stop()) }()
-	if slow, err = startSlowWebhook(cluster, serviceTime); err != nil {
-		return 1, err
-	}
-	defer slow.Close()
-	args := append(cluster.OperatorArgs("0"), "--enforcement=native", "--autopilot-interval="+autopilotInterval.String())
-	if operator, err = cluster.StartOperator(binary, args...); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, operator.Stop(20*time.Second)) }()
-	code = m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "operator log:\n%s\n", operator.ReadLog())
-	}
-	return code, nil
-}
+// slow is the admission webhook that holds every tenant request for serviceTime.
+var slow *slowWebhook
 
-func joinErr(err, more error) error {
-	if err == nil {
-		return more
+func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// startSlow starts the slow webhook before the operator, as the workload needs it.
+func startSlow(s *harness.Suite) (err error) {
+	if slow, err = startSlowWebhook(s.Cluster, serviceTime); err != nil {
+		return err
 	}
-	return err
+	s.AddCleanup(func() error { slow.Close(); return nil })
+	return nil
 }

@@ -20,6 +20,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // testObject is the name of the RequestPriority and FlowSchema the test applies.
@@ -63,7 +64,7 @@ func checkDefaults(t *testing.T, ctx context.Context, c *cluster, d *appsv1.Depl
 	}
 	for _, obj := range want {
 		kind := fmt.Sprintf("%T", obj)
-		eventually(t, time.Minute, "default "+kind+" "+obj.GetName(), func() error {
+		harness.Eventually(t, time.Minute, "default "+kind+" "+obj.GetName(), func() error {
 			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 				return err
 			}
@@ -110,7 +111,7 @@ func checkProjection(t *testing.T, ctx context.Context, c *cluster) {
 	k := c.client(t)
 	name := native.NativeName(testObject)
 	for _, obj := range []client.Object{&flowcontrolv1.PriorityLevelConfiguration{}, &flowcontrolv1.FlowSchema{}} {
-		eventually(t, time.Minute, fmt.Sprintf("native %T %s", obj, name), func() error {
+		harness.Eventually(t, time.Minute, fmt.Sprintf("native %T %s", obj, name), func() error {
 			if err := k.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
 				return err
 			}
@@ -136,7 +137,7 @@ func leaseHolder(ctx context.Context, c *cluster, name string) (string, error) {
 // (controller-runtime's identity is the hostname, the pod's name, then a unique suffix).
 func checkLeaseHeld(t *testing.T, ctx context.Context, c *cluster, name string) {
 	t.Helper()
-	eventually(t, time.Minute, "the Lease "+name+" held by "+podName, func() error {
+	harness.Eventually(t, time.Minute, "the Lease "+name+" held by "+podName, func() error {
 		holder, err := leaseHolder(ctx, c, name)
 		if err == nil && !strings.HasPrefix(holder, podName+"_") {
 			err = fmt.Errorf("holder %q", holder)

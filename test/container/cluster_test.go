@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
@@ -49,23 +48,8 @@ type cluster struct {
 // so the webhook calls go through the chart's Service to the container.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	assets := envtestutil.AssetsDir(t)
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
-	env.ControlPlane.GetAPIServer().Configure().Set("enable-aggregator-routing", "true")
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting the control plane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping the control plane: %v", err)
-		}
-	})
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &cluster{cfg: cfg, kube: kubernetes.NewForConfigOrDie(cfg), kubeconfig: kubeconfig, assets: assets}
+	bare := envtestutil.StartBare(t, map[string]string{"enable-aggregator-routing": "true"})
+	return &cluster{cfg: bare.Config, kube: kubernetes.NewForConfigOrDie(bare.Config), kubeconfig: bare.Kubeconfig, assets: bare.Assets}
 }
 
 // apiHostPort is kube-apiserver's address, for KUBERNETES_SERVICE_HOST and _PORT.
@@ -180,23 +164,6 @@ func buildImage(t *testing.T) string {
 	}
 	t.Logf("make image (linux/%s) took %s", runtime.GOARCH, time.Since(start).Round(time.Second))
 	return archive
-}
-
-// eventually polls cond every 250 ms until it returns nil or the timeout passes, then fails
-// the test with the last error.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
 }
 
 // argValue returns the value of --name=value among args.

@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // podName is the container's hostname, as a pod's is its name: leader election's identity
@@ -122,7 +124,7 @@ func checkProbes(t *testing.T, run *Run) {
 			t.Fatal("the chart's container has no readiness or no liveness probe")
 		}
 		url := fmt.Sprintf("http://127.0.0.1:%d%s", probe.Port, probe.Path)
-		eventually(t, 3*time.Minute, url+" to answer 200", func() error { return get200(url) })
+		harness.Eventually(t, 3*time.Minute, url+" to answer 200", func() error { return get200(url) })
 		t.Logf("%s: 200 after %s", url, time.Since(start).Round(100*time.Millisecond))
 	}
 }

@@ -11,47 +11,26 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	env, err := envtestutil.NewEnvironment()
-	if err != nil {
-		panic(err)
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		panic(err)
-	}
-	k8s, err = newClient(cfg)
-	code := 1
-	if err == nil {
-		code = m.Run()
-	}
-	if stopErr := env.Stop(); stopErr != nil && code == 0 {
-		code = 1
-	}
-	if err != nil {
-		panic(err)
-	}
-	os.Exit(code)
-}
-
-func newClient(cfg *rest.Config) (client.Client, error) {
-	s := runtime.NewScheme()
-	if err := flowv1.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	return client.New(cfg, client.Options{Scheme: s})
+	harness.Main(m, &harness.Suite{
+		Name:         "crd",
+		ControlPlane: &harness.ControlPlane{NoWebhooks: true},
+		Ready: func(s *harness.Suite) error {
+			k8s = s.Client
+			return nil
+		},
+	})
 }
 
 // object decodes a YAML manifest into an unstructured object, so a case can hold what the typed

@@ -10,8 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -19,6 +17,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/operator"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestInstallDoesNoHarm is the must-show: the before / after install / after
@@ -127,17 +126,7 @@ func uninstall(t *testing.T) {
 // objects, and every one is Projected=True.
 func waitDefaultsProjected(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := defaultsProjected()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the defaults are not all Projected=True after 1m: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	harness.Eventually(t, time.Minute, "the defaults, all Projected=True", defaultsProjected)
 }
 
 func defaultsProjected() error {
@@ -162,16 +151,8 @@ func defaultsProjected() error {
 		objs = append(objs, &fss.Items[i])
 	}
 	for _, obj := range objs {
-		var conds []metav1.Condition
-		switch o := obj.(type) {
-		case *flowv1.RequestPriority:
-			conds = o.Status.Conditions
-		case *flowv1.FlowSchema:
-			conds = o.Status.Conditions
-		}
-		c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
-		if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
-			return fmt.Errorf("%T %s: Projected %+v", obj, obj.GetName(), c)
+		if err := harness.ProjectedNow(obj); err != nil {
+			return err
 		}
 	}
 	return nil

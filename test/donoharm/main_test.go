@@ -12,22 +12,14 @@
 package donoharm_test
 
 import (
-	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // kube-apiserver's server concurrency limit is the sum of these two flags.
@@ -39,7 +31,7 @@ const (
 var (
 	testEnv    *envtest.Environment
 	restConfig *rest.Config
-	testScheme = runtime.NewScheme()
+	testScheme = harness.Scheme()
 	// k8s reads and writes as the envtest admin (system:masters), directly.
 	k8s client.Client
 	// admin sends raw requests with the admin's credentials (and impersonation headers).
@@ -48,37 +40,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runSuite(m))
-}
-
-func runSuite(m *testing.M) int {
-	log.SetLogger(logr.Discard())
-	if err := clientgoscheme.AddToScheme(testScheme); err != nil {
-		return fail(err)
-	}
-	if err := flowv1.AddToScheme(testScheme); err != nil {
-		return fail(err)
-	}
-	var err error
-	if testEnv, err = envtestutil.NewEnvironment(); err != nil {
-		return fail(err)
-	}
-	testEnv.ControlPlane.GetAPIServer().Configure().
-		Set("max-requests-inflight", strconv.Itoa(maxRequestsInflight)).
-		Set("max-mutating-requests-inflight", strconv.Itoa(maxMutatingRequestsInflight))
-	if restConfig, err = testEnv.Start(); err != nil {
-		return fail(fmt.Errorf("starting envtest: %w", err))
-	}
-	defer func() { _ = testEnv.Stop() }()
-	if k8s, err = client.New(restConfig, client.Options{Scheme: testScheme}); err != nil {
-		return fail(err)
-	}
-	admin = restConfig
-	baseURL = strings.TrimSuffix(restConfig.Host, "/")
-	return m.Run()
-}
-
-func fail(err error) int {
-	fmt.Fprintln(os.Stderr, "donoharm suite:", err)
-	return 1
+	harness.Main(m, &harness.Suite{
+		Name:         "donoharm",
+		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+		Ready: func(s *harness.Suite) error {
+			testEnv, restConfig, k8s, admin = s.Cluster.Env, s.Cluster.Config, s.Client, s.Cluster.Config
+			baseURL = strings.TrimSuffix(restConfig.Host, "/")
+			return nil
+		},
+	})
 }

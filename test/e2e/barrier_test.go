@@ -44,7 +44,7 @@ type operatorWork struct {
 func waitReconciled(t *testing.T, atLeast map[string]float64) map[string]float64 {
 	t.Helper()
 	var last operatorWork
-	eventually(t, 2*time.Minute, fmt.Sprintf("the operator to reconcile at least %v and go idle", atLeast),
+	harness.Eventually(t, 2*time.Minute, fmt.Sprintf("the operator to reconcile at least %v and go idle", atLeast),
 		func(ctx context.Context) (bool, error) {
 			var err error
 			if last, err = scrapeOperator(ctx); err != nil {

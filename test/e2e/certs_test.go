@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // generatedWebhookConfig is the name controller-gen gives the webhook configuration in
@@ -41,10 +43,10 @@ func testCertRotation(t *testing.T) {
 		"--webhook-cert-dir", certDir, "--webhook-secret-name", secret.Name,
 		"--webhook-service-name", "localhost", "--webhook-config-name", generatedWebhookConfig)
 	var err error
-	if operator, err = cluster.StartOperator(binary, args...); err != nil {
+	if operator, err = restartOperator(args...); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 60*time.Second, "the rotated CA in the webhook configuration", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "the rotated CA in the webhook configuration", func(ctx context.Context) (bool, error) {
 		var now admissionregistrationv1.ValidatingWebhookConfiguration
 		if err := k8s.Get(ctx, client.ObjectKey{Name: generatedWebhookConfig}, &now); err != nil {
 			return false, err
@@ -56,12 +58,12 @@ func testCertRotation(t *testing.T) {
 		}
 		return true, nil
 	})
-	eventually(t, 30*time.Second, "the certificate in the operator's Secret", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "the certificate in the operator's Secret", func(ctx context.Context) (bool, error) {
 		err := k8s.Get(ctx, client.ObjectKeyFromObject(secret), secret)
 		return err == nil && len(secret.Data["tls.crt"]) > 0 && len(secret.Data["tls.key"]) > 0, err
 	})
 	projectSecret(t, secret, certDir)
-	eventually(t, 30*time.Second, "the webhooks to answer with the rotated certificate", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "the webhooks to answer with the rotated certificate", func(ctx context.Context) (bool, error) {
 		_, stderr, err := cluster.KubectlRun(ctx, strings.NewReader(invalidManifest), "apply", "--server-side", "-f", "-")
 		if err == nil {
 			t.Fatal("the invalid manifest was accepted while the webhooks rotate their certificate")

@@ -63,7 +63,7 @@ func testFilterFairness(t *testing.T) {
 			t.Errorf("stopping the filter server: %v", err)
 		}
 	}()
-	eventually(t, 30*time.Second, "the filter to use FlowSchema e2e-tenants", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "the filter to use FlowSchema e2e-tenants", func(ctx context.Context) (bool, error) {
 		return probeSchema(ctx, fs.URL) == "e2e-tenants", nil
 	})
 

@@ -50,7 +50,7 @@ func testDefaultsAppear(t *testing.T) {
 	for _, o := range defaults.Native().FlowSchemas() {
 		want["fs/"+o.Name] = true
 	}
-	eventually(t, 60*time.Second, "the default objects to be Ready", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "the default objects to be Ready", func(ctx context.Context) (bool, error) {
 		ready, err := readyObjects(ctx)
 		if err != nil {
 			return false, err
@@ -76,7 +76,7 @@ func testSamplesApply(t *testing.T) {
 	if out, errOut, err := cluster.KubectlRun(ctx, nil, "apply", "--server-side", "--field-manager", "argocd", "-k", samplesDir()); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s%s", err, out, errOut)
 	}
-	eventually(t, 30*time.Second, "the samples to be Ready", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "the samples to be Ready", func(ctx context.Context) (bool, error) {
 		ready, err := readyObjects(ctx)
 		return ready["rp/tenant-workloads"] && ready["fs/tenant-workloads"], err
 	})

@@ -4,91 +4,46 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
+var suite = &harness.Suite{
+	Name:            "e2e",
+	ControlPlane:    &harness.ControlPlane{},
+	RunOperator:     true,
+	OperatorMetrics: true,
+	Ready: func(s *harness.Suite) error {
+		cluster, k8s, operator, binary, metricsAddr = s.Cluster, s.Client, s.Operator, s.Binary, s.MetricsAddr
+		return nil
+	},
+}
+
 var (
 	cluster  *harness.Cluster
 	k8s      client.Client
 	operator *harness.Operator
 	binary   string
+	// metricsAddr is where the operator serves metrics in these tests: a free port, chosen once.
+	metricsAddr string
 )
 
-func TestMain(m *testing.M) {
-	code, err := setUp(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "e2e set-up failed:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { harness.Main(m, suite) }
 
-func setUp(m *testing.M) (code int, err error) {
-	dir, err := os.MkdirTemp("", "apf-e2e-bin-")
-	if err != nil {
-		return 1, err
-	}
-	defer os.RemoveAll(dir)
-	if binary, err = harness.BuildOperator(dir); err != nil {
-		return 1, err
-	}
-	if cluster, err = harness.Start(); err != nil {
-		return 1, err
-	}
-	defer func() {
-		if stopErr := cluster.Stop(); stopErr != nil && err == nil {
-			err = stopErr
-		}
-	}()
-	if k8s, err = cluster.Client(); err != nil {
-		return 1, err
-	}
-	if metricsAddr, err = harness.FreeAddr(); err != nil {
-		return 1, err
-	}
-	if operator, err = startOperator(); err != nil {
-		return 1, err
-	}
-	defer func() {
-		if stopErr := operator.Stop(20 * time.Second); stopErr != nil && err == nil {
-			err = stopErr
-		}
-	}()
-	code = m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "operator log:\n%s\n", operator.ReadLog())
-	}
-	return code, nil
-}
-
+// startOperator starts the operator again with the suite's flags, after a test stopped it.
 func startOperator() (*harness.Operator, error) {
-	return cluster.StartOperator(binary, cluster.OperatorArgs(metricsAddr)...)
+	return restartOperator(cluster.OperatorArgs(metricsAddr)...)
 }
 
-// metricsAddr is where the operator serves metrics in these tests: a free port, chosen once.
-var metricsAddr string
-
-// eventually polls cond until it returns true or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for time.Now().Before(deadline) {
-		ok, err := cond(ctx)
-		if ok && err == nil {
-			return
-		}
-		lastErr = err
-		time.Sleep(100 * time.Millisecond)
+// restartOperator starts the operator with args and hands it to the suite, which stops it and
+// shows its log when a test fails.
+func restartOperator(args ...string) (*harness.Operator, error) {
+	op, err := cluster.StartOperator(binary, args...)
+	if err == nil {
+		suite.Operator = op
 	}
-	t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
+	return op, err
 }

@@ -85,11 +85,16 @@ func NewEnvironment() (*envtest.Environment, error) {
 }
 
 // Tool returns the path of a pinned tool the Makefile builds as bin/<name>-<version> (for
-// example helm or kustomize), the newest when several versions are cached.
+// example helm or kustomize), the newest when several versions are cached. $LOCALBIN, when set,
+// stands for bin/, as it does for the Makefile (a git worktree without a bin/ of its own).
 func Tool(name string) (string, error) {
-	matches, _ := filepath.Glob(filepath.Join(RepoRoot(), "bin", name+"-v*"))
+	dir := os.Getenv("LOCALBIN")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(), "bin")
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, name+"-v*"))
 	if len(matches) == 0 {
-		return "", fmt.Errorf("bin/%s-<version> not found: run `make envtest` (it builds the pinned tools)", name)
+		return "", fmt.Errorf("%s/%s-<version> not found: run `make envtest` (it builds the pinned tools)", dir, name)
 	}
 	sort.Strings(matches)
 	return matches[len(matches)-1], nil

@@ -18,6 +18,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // autopilotInterval is the replicas' --autopilot-interval: the shortest allowed, so that the
@@ -139,7 +140,7 @@ func listNativeShares(ctx context.Context) (map[string]int32, error) {
 // waitPoolNative waits until the pool's native levels hold want, by RequestPriority name.
 func waitPoolNative(t *testing.T, want map[string]int32) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("the pool's native levels to hold %v", want), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, fmt.Sprintf("the pool's native levels to hold %v", want), func(ctx context.Context) (bool, error) {
 		live, err := listNativeShares(ctx)
 		if err != nil {
 			return false, err
@@ -156,7 +157,7 @@ func waitPoolNative(t *testing.T, want map[string]int32) {
 // waitTakeover waits until the Lease has a holder other than the killed one.
 func waitTakeover(t *testing.T, oldHolder string) {
 	t.Helper()
-	eventually(t, time.Minute, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, time.Minute, "the follower to take the Lease", func(ctx context.Context) (bool, error) {
 		holder, _, err := leaseHolder(ctx)
 		return holder != "" && holder != oldHolder, err
 	})
@@ -177,7 +178,7 @@ func (s autopilotSteps) total() float64 {
 func waitSteps(t *testing.T, r *replica, n float64) autopilotSteps {
 	t.Helper()
 	var steps autopilotSteps
-	eventually(t, 3*autopilotInterval+30*time.Second, fmt.Sprintf("replica %s to step its autopilot %v times", r.name, n),
+	harness.Eventually(t, 3*autopilotInterval+30*time.Second, fmt.Sprintf("replica %s to step its autopilot %v times", r.name, n),
 		func(context.Context) (bool, error) {
 			r.requireRunning(t)
 			m := r.metrics(t)

@@ -16,6 +16,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestKilledWhileCreatingDefaults kills the only replica right after its first default object
@@ -29,7 +30,7 @@ func TestKilledWhileCreatingDefaults(t *testing.T) {
 	first := startReplica(t, "first", none...)
 	front.setBackends(first.webhookAddr)
 	front.setDelay(300 * time.Millisecond)
-	eventually(t, 90*time.Second, "the first default object", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, "the first default object", func(ctx context.Context) (bool, error) {
 		first.requireRunning(t)
 		n, err := countObjects(ctx)
 		return n > 0, err
@@ -93,7 +94,7 @@ func TestAPIServerRestart(t *testing.T) {
 	ctx := context.Background()
 	level := queuedLevel("after-restart", 6500)
 	schema := userSchema("after-restart", 5000, level.Name)
-	eventually(t, 60*time.Second, "kube-apiserver to admit writes again", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "kube-apiserver to admit writes again", func(ctx context.Context) (bool, error) {
 		return true, client.IgnoreAlreadyExists(k8s.Create(ctx, level))
 	})
 	if err := k8s.Create(ctx, schema); err != nil {
@@ -114,7 +115,7 @@ func TestAPIServerRestart(t *testing.T) {
 // waitProjected waits until obj reports Projected=True and the native object it names exists.
 func waitProjected(t *testing.T, obj client.Object) {
 	t.Helper()
-	eventually(t, 60*time.Second, obj.GetName()+" projected", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, obj.GetName()+" projected", func(ctx context.Context) (bool, error) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err
 		}
@@ -126,7 +127,7 @@ func waitProjected(t *testing.T, obj client.Object) {
 		case *flowv1.FlowSchema:
 			native, nativeName = &flowcontrolv1.FlowSchema{}, o.Status.NativeName
 		}
-		c := meta.FindStatusCondition(conditions(obj), flowv1.ConditionProjected)
+		c := meta.FindStatusCondition(harness.Conditions(obj), flowv1.ConditionProjected)
 		if c == nil || c.Status != metav1.ConditionTrue || nativeName == "" {
 			return false, fmt.Errorf("Projected: %+v", c)
 		}
@@ -187,7 +188,7 @@ func setFailurePolicy(t *testing.T, policy admissionregistrationv1.FailurePolicy
 	if err := k8s.Patch(ctx, &cfg, patch); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "kube-apiserver to apply failurePolicy "+string(policy), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "kube-apiserver to apply failurePolicy "+string(policy), func(ctx context.Context) (bool, error) {
 		err := k8s.Create(ctx, queuedLevel("policy-probe", 3999), client.DryRunAll)
 		if policy == admissionregistrationv1.Ignore {
 			return err == nil, err

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestLeaderFailover runs two replicas with leader election, as the chart does: exactly one
@@ -58,7 +59,7 @@ func TestLeaderFailover(t *testing.T) {
 // whoLeads waits until exactly one replica reports that it leads and returns it first.
 func whoLeads(t *testing.T, a, b *replica) (leader, follower *replica) {
 	t.Helper()
-	eventually(t, 60*time.Second, "one leader", func(context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "one leader", func(context.Context) (bool, error) {
 		la, lb := isLeader(a.metrics(t)), isLeader(b.metrics(t))
 		switch {
 		case la && lb:
@@ -97,7 +98,7 @@ func requireBothServeAdmission(t *testing.T, a, b *replica) {
 		front.dropConnections()
 		// kube-apiserver may still pick a kept-alive connection the balancer just closed; the call
 		// then fails without reaching a webhook, and is retried.
-		eventually(t, 30*time.Second, "an admission call answered by a webhook", func(ctx context.Context) (bool, error) {
+		harness.Eventually(t, 30*time.Second, "an admission call answered by a webhook", func(ctx context.Context) (bool, error) {
 			unreachable, err := admission(ctx, queuedLevel(fmt.Sprintf("both-%d", i), int32(6000+i)),
 				tooBigAHand(fmt.Sprintf("both-bad-%d", i), int32(6100+i)))
 			if err != nil {

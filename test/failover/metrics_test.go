@@ -1,45 +1,29 @@
 package failover
 
 import (
+	"bytes"
 	"context"
-	"crypto/tls"
-	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // metrics scrapes the replica's /metrics (HTTPS with Kubernetes authentication, as the chart
 // serves it).
 func (r *replica) metrics(t *testing.T) map[string]*dto.MetricFamily {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "https://"+r.metricsAddr+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+metricsToken)
-	// The metrics server's certificate is self-signed; the token is what is checked here.
-	httpClient := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test scraping its own child process
-	var resp *http.Response
-	eventually(t, 60*time.Second, "the metrics of replica "+r.name, func(context.Context) (bool, error) {
-		var err error
-		if resp, err = httpClient.Do(req); err != nil {
-			return false, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return false, fmt.Errorf("GET /metrics: %s", resp.Status)
-		}
-		return true, nil
+	var body []byte
+	harness.Eventually(t, 60*time.Second, "the metrics of replica "+r.name, func(ctx context.Context) (err error) {
+		body, err = harness.OperatorMetrics(ctx, r.metricsAddr, metricsToken)
+		return err
 	})
-	defer resp.Body.Close()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("parsing the metrics of replica %s: %v", r.name, err)
 	}

@@ -59,7 +59,7 @@ func identities(t *testing.T) map[string]identity {
 // waitReady waits until every object named in keys exists and reports Ready=True.
 func waitReady(t *testing.T, keys []string) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("%v to be Ready", keys), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, fmt.Sprintf("%v to be Ready", keys), func(ctx context.Context) (bool, error) {
 		ready, err := harness.ReadyObjects(ctx, k8s)
 		if err != nil {
 			return false, err
@@ -78,11 +78,11 @@ func hasKey(m map[string]bool, k string) bool { _, ok := m[k]; return ok }
 // waitReason waits until obj's Ready condition has the given status and reason.
 func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	eventually(t, 90*time.Second, fmt.Sprintf("%s Ready=%s/%s", obj.GetName(), status, reason), func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 90*time.Second, fmt.Sprintf("%s Ready=%s/%s", obj.GetName(), status, reason), func(ctx context.Context) (bool, error) {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err
 		}
-		c := meta.FindStatusCondition(conditions(obj), flowv1.ConditionReady)
+		c := meta.FindStatusCondition(harness.Conditions(obj), flowv1.ConditionReady)
 		if c == nil {
 			return false, fmt.Errorf("no Ready condition yet")
 		}
@@ -91,16 +91,6 @@ func waitReason(t *testing.T, obj client.Object, status metav1.ConditionStatus, 
 		}
 		return true, nil
 	})
-}
-
-func conditions(obj client.Object) []metav1.Condition {
-	switch o := obj.(type) {
-	case *flowv1.RequestPriority:
-		return o.Status.Conditions
-	case *flowv1.FlowSchema:
-		return o.Status.Conditions
-	}
-	return nil
 }
 
 // queuedLevel returns a valid RequestPriority at the given level.

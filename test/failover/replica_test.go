@@ -90,7 +90,7 @@ func (r *replica) requireRunning(t *testing.T) {
 // waitServing waits until the replica's webhook server accepts connections.
 func (r *replica) waitServing(t *testing.T) {
 	t.Helper()
-	eventually(t, 60*time.Second, "replica "+r.name+" to serve webhooks", func(context.Context) (bool, error) {
+	harness.Eventually(t, 60*time.Second, "replica "+r.name+" to serve webhooks", func(context.Context) (bool, error) {
 		r.requireRunning(t)
 		c, err := net.DialTimeout("tcp", r.webhookAddr, time.Second)
 		if err != nil {
@@ -131,7 +131,7 @@ func resetCluster(t *testing.T) {
 	if err := k8s.Delete(ctx, lease); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "an empty configuration", func(ctx context.Context) (bool, error) {
+	harness.Eventually(t, 30*time.Second, "an empty configuration", func(ctx context.Context) (bool, error) {
 		n, err := countObjects(ctx)
 		return n == 0, err
 	})

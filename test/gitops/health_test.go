@@ -19,62 +19,29 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // healthObjects reach every state a GitOps tool must tell apart. level-a and level-b ask for
 // the same level (level-b, younger or later by name, is the duplicate); the native
 // PriorityLevelConfiguration apf-taken is not the operator's, so RequestPriority "taken" cannot
 // be projected onto it; FlowSchema by-name tests an object's name, which native rules cannot.
-const healthObjects = `
-apiVersion: flowcontrol.apiserver.k8s.io/v1
+var healthObjects = harness.JoinYAML(`apiVersion: flowcontrol.apiserver.k8s.io/v1
 kind: PriorityLevelConfiguration
 metadata: {name: apf-taken}
 spec: {type: Limited, limited: {nominalConcurrencyShares: 1, limitResponse: {type: Reject}}}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: level-a}
-spec: {priorityLevel: 100, assuredConcurrencyShares: 10, queuesPerWidth: 1, queueLengthLimit: 10}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: level-b}
-spec: {priorityLevel: 100, assuredConcurrencyShares: 10, queuesPerWidth: 1, queueLengthLimit: 10}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: taken}
-spec: {priorityLevel: 200, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: FlowSchema
-metadata: {name: tenant-a}
-spec:
-  matchingPriority: 1000
-  requestPriority: {name: level-a}
-  match: [{and: [{equals: {field: user, value: alice}}]}]
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: FlowSchema
-metadata: {name: orphan}
-spec:
-  matchingPriority: 1100
-  requestPriority: {name: missing}
-  match: [{and: [{equals: {field: user, value: bob}}]}]
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: FlowSchema
-metadata: {name: by-name}
-spec:
-  matchingPriority: 1200
-  requestPriority: {name: level-a}
-  match: [{and: [{equals: {field: name, value: cluster-info}}]}]
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
+`,
+	harness.RequestPriorityYAML("level-a", "{priorityLevel: 100, assuredConcurrencyShares: 10, queuesPerWidth: 1, queueLengthLimit: 10}"),
+	harness.RequestPriorityYAML("level-b", "{priorityLevel: 100, assuredConcurrencyShares: 10, queuesPerWidth: 1, queueLengthLimit: 10}"),
+	harness.RequestPriorityYAML("taken", "{priorityLevel: 200, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}"),
+	harness.UserFlowSchemaYAML("tenant-a", "level-a", 1000, "alice"),
+	harness.UserFlowSchemaYAML("orphan", "missing", 1100, "bob"),
+	harness.FlowSchemaYAML("by-name", "level-a", 1200, "{equals: {field: name, value: cluster-info}}"),
+	`apiVersion: flowcontrol.apf-operator.io/v1alpha1
 kind: EventRateLimit
 metadata: {name: events}
 spec: {limits: [{type: Server, qps: 5, burst: 10}]}
-`
+`)
 
 // verdict is what Argo CD (health.lua) and kstatus should say of one object.
 type verdict struct {
@@ -115,12 +82,7 @@ func TestHealthOfRealStatuses(t *testing.T) {
 	// generation yet.
 	stop()
 	changeShares(t, "level-a", 20)
-	late := decodeManifests(t, `
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: late}
-spec: {priorityLevel: 300, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}
-`)[0]
+	late := decodeManifests(t, harness.RequestPriorityYAML("late", "{priorityLevel: 300, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}"))[0]
 	if err := k8s.Create(context.Background(), late); err != nil {
 		t.Fatal(err)
 	}
@@ -158,20 +120,9 @@ func TestHealthWhileProjectionPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := startOperator(t, controllers.EnforcementNative, nil)
-	for _, obj := range decodeManifests(t, `
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: pending-level}
-spec: {priorityLevel: 400, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: FlowSchema
-metadata: {name: pending}
-spec:
-  matchingPriority: 1300
-  requestPriority: {name: pending-level}
-  match: [{and: [{equals: {field: user, value: carol}}]}]
-`) {
+	for _, obj := range decodeManifests(t, harness.JoinYAML(
+		harness.RequestPriorityYAML("pending-level", "{priorityLevel: 400, assuredConcurrencyShares: 5, queuesPerWidth: 1, queueLengthLimit: 10}"),
+		harness.UserFlowSchemaYAML("pending", "pending-level", 1300, "carol"))) {
 		if err := k8s.Create(context.Background(), obj); err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,8 @@ import (
 )
 
 // UserClient adds the envtest user name (no groups) and returns an HTTP client authenticated
-// as that user and the URL of ConfigMaps in namespace, which test/top and test/recommend
-// flood.
+// as that user and the URL of ConfigMaps in namespace, which test/top and
+// test/troubleshooting flood.
 func (c *Cluster) UserClient(name, namespace string) (*http.Client, string, error) {
 	user, err := c.Env.AddUser(envtest.User{Name: name}, nil)
 	if err != nil {
@@ -31,6 +31,15 @@ func (c *Cluster) UserClient(name, namespace string) (*http.Client, string, erro
 // Flood GETs url from workers goroutines, each sending its next request when the last one
 // answered, for d (or until ctx ends), and returns the number of 429 responses.
 func Flood(ctx context.Context, client *http.Client, url string, workers int, d time.Duration) int64 {
+	return flood(ctx, client, url, workers, d, false)
+}
+
+// FloodUntilRejected is Flood that stops at the first 429 response.
+func FloodUntilRejected(ctx context.Context, client *http.Client, url string, workers int, d time.Duration) int64 {
+	return flood(ctx, client, url, workers, d, true)
+}
+
+func flood(ctx context.Context, client *http.Client, url string, workers int, d time.Duration, stopAtRejection bool) int64 {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var rejected atomic.Int64
@@ -49,6 +58,9 @@ func Flood(ctx context.Context, client *http.Client, url string, workers int, d 
 				_ = resp.Body.Close()
 				if resp.StatusCode == http.StatusTooManyRequests {
 					rejected.Add(1)
+					if stopAtRejection {
+						cancel()
+					}
 				}
 			}
 		})

@@ -44,11 +44,25 @@ type Cluster struct {
 // Start starts kube-apiserver and etcd, installs the CRDs and the webhook configuration from
 // config/webhook (pointing at a local port, with a generated serving certificate), and writes
 // an admin kubeconfig.
-func Start() (*Cluster, error) { return StartWith(nil) }
+func Start() (*Cluster, error) { return StartControlPlane(ControlPlane{}) }
 
 // StartWith is Start with extra kube-apiserver flags (name without dashes -> value), for
 // example a small --max-requests-inflight so that its own flow control is easy to overload.
 func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
+	return StartControlPlane(ControlPlane{Flags: apiServerFlags})
+}
+
+// ControlPlane is what a test's kube-apiserver differs in.
+type ControlPlane struct {
+	// Flags are extra kube-apiserver flags (name without dashes -> value).
+	Flags map[string]string
+	// NoWebhooks leaves out the webhook configuration, for tests whose operators run
+	// in-process without a webhook server at envtest's port (the CRDs are still installed).
+	NoWebhooks bool
+}
+
+// StartControlPlane starts kube-apiserver and etcd as cp says (see Start).
+func StartControlPlane(cp ControlPlane) (*Cluster, error) {
 	env, err := envtestutil.NewEnvironment()
 	if err != nil {
 		return nil, err
@@ -65,13 +79,15 @@ func StartWith(apiServerFlags map[string]string) (*Cluster, error) {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
 	args := apiServer.Configure()
-	for name, value := range apiServerFlags {
+	for name, value := range cp.Flags {
 		args.Set(name, value)
 	}
-	// Webhooks are called at https://localhost:<port>, a name that both envtest's serving
-	// certificate and a certificate rotated in-process for service "localhost" cover.
-	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()},
-		LocalServingHostExternalName: "localhost"}
+	if !cp.NoWebhooks {
+		// Webhooks are called at https://localhost:<port>, a name that both envtest's serving
+		// certificate and a certificate rotated in-process for service "localhost" cover.
+		env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{envtestutil.WebhookDir()},
+			LocalServingHostExternalName: "localhost"}
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("starting the control plane: %w", err), os.RemoveAll(dir))
@@ -198,8 +214,12 @@ func (c *Cluster) StartOperator(binary string, args ...string) (*Operator, error
 }
 
 // Stop asks the operator to shut down (SIGTERM), waits up to the grace period, then kills it.
-// It returns the process's exit error, if any, other than the signal itself.
+// It returns the process's exit error, if any, other than the signal itself. Stopping an
+// operator that has exited returns at once.
 func (o *Operator) Stop(grace time.Duration) error {
+	if exited, err := o.Exited(); exited {
+		return exitError(err) // stopped before, or crashed: nothing to wait for
+	}
 	_ = o.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-o.done:
@@ -252,18 +272,6 @@ func exitError(err error) error {
 	return err
 }
 
-// BuildOperator builds the operator's binary from this repository into dir and returns its
-// path, for tests that run it as a process of its own.
-func BuildOperator(dir string) (string, error) {
-	binary := filepath.Join(dir, "apf-operator")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Dir, build.Stdout, build.Stderr = envtestutil.RepoRoot(), os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("building the operator: %w", err)
-	}
-	return binary, nil
-}
-
 // FreeAddr returns a loopback address whose port nothing listens on right now, so that test
 // processes sharing a machine do not collide on fixed ports.
 func FreeAddr() (string, error) {
@@ -292,4 +300,14 @@ func WaitServing(ctx context.Context, mgr manager.Manager) error {
 		return errors.New("the manager's cache did not sync")
 	}
 	return nil
+}
+
+// InflightLimits returns the kube-apiserver flags that set its server concurrency limit, the
+// sum of the two: readOnly (--max-requests-inflight) and mutating
+// (--max-mutating-requests-inflight).
+func InflightLimits(readOnly, mutating int) map[string]string {
+	return map[string]string{
+		"max-requests-inflight":          strconv.Itoa(readOnly),
+		"max-mutating-requests-inflight": strconv.Itoa(mutating),
+	}
 }

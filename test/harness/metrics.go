@@ -2,7 +2,10 @@ package harness
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"io"
+	"net/http"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -48,4 +51,27 @@ func MetricsReaderToken(ctx context.Context, cfg *rest.Config, namespace, name s
 		return "", fmt.Errorf("requesting a token for %s: %w", name, err)
 	}
 	return tr.Status.Token, nil
+}
+
+// OperatorMetrics GETs the operator's /metrics at addr (HTTPS with Kubernetes authentication,
+// as the chart serves it) with a bearer token, and returns the text exposition. The operator's
+// serving certificate is self-signed: the token is what is checked here.
+func OperatorMetrics(ctx context.Context, addr, token string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	httpClient := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test scraping its own child process
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET /metrics: %s\n%s", resp.Status, body)
+	}
+	return body, err
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,4 +68,26 @@ func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, erro
 		ready[key] = meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady)
 	}
 	return ready, nil
+}
+
+// Conditions returns the status conditions of a RequestPriority or a FlowSchema (nil for any
+// other kind).
+func Conditions(obj client.Object) []metav1.Condition {
+	switch o := obj.(type) {
+	case *flowv1.RequestPriority:
+		return o.Status.Conditions
+	case *flowv1.FlowSchema:
+		return o.Status.Conditions
+	}
+	return nil
+}
+
+// ProjectedNow returns nil when obj, a RequestPriority or a FlowSchema, reports Projected=True
+// for its current generation, and else an error naming it and its Projected condition.
+func ProjectedNow(obj client.Object) error {
+	c := meta.FindStatusCondition(Conditions(obj), flowv1.ConditionProjected)
+	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
+		return fmt.Errorf("%T %s: Projected condition %+v at generation %d", obj, obj.GetName(), c, obj.GetGeneration())
+	}
+	return nil
 }

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 const (
@@ -34,7 +36,7 @@ var rolloutSkipped = step{
 	skip: "waits for the operator's pods to become ready; no kubelet runs pods in envtest",
 	check: func(t *testing.T, ctx context.Context, c *cluster) {
 		checkDeploymentImage(t, ctx, c)
-		eventually(t, ctx, time.Minute, "discovery to serve both kinds in category apf", func(context.Context) error {
+		harness.Eventually(t, time.Minute, "discovery to serve both kinds in category apf", func(context.Context) error {
 			return servesCategory(c, "apf", "flowcontrol.apf-operator.io", "requestpriorities", "flowschemas")
 		})
 	},
@@ -146,7 +148,7 @@ func checkChartInstalled(t *testing.T, ctx context.Context, c *cluster) {
 	}
 	checkDeploymentImage(t, ctx, c)
 	for _, name := range crds {
-		eventually(t, ctx, time.Minute, "CRD "+name+" to be established", func(ctx context.Context) error {
+		harness.Eventually(t, time.Minute, "CRD "+name+" to be established", func(ctx context.Context) error {
 			crd := named("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
 			if err := c.k8s.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return err
@@ -193,7 +195,7 @@ func checkArg(want string) func(t *testing.T, ctx context.Context, c *cluster) {
 // image, then marks it complete.
 func completePruneJob(t *testing.T, ctx context.Context, c *cluster) {
 	var job batchv1.Job
-	eventually(t, ctx, 2*time.Minute, "the post-delete hook Job", func(ctx context.Context) error {
+	harness.Eventually(t, 2*time.Minute, "the post-delete hook Job", func(ctx context.Context) error {
 		return c.k8s.Get(ctx, client.ObjectKey{Namespace: namespace, Name: pruneJob}, &job)
 	})
 	if t.Failed() {
@@ -235,7 +237,7 @@ func checkUninstalled(t *testing.T, ctx context.Context, c *cluster) {
 func checkCRDsGone(t *testing.T, ctx context.Context, c *cluster) {
 	t.Helper()
 	for _, name := range crds {
-		eventually(t, ctx, time.Minute, "CRD "+name+" to be deleted", func(ctx context.Context) error {
+		harness.Eventually(t, time.Minute, "CRD "+name+" to be deleted", func(ctx context.Context) error {
 			err := c.k8s.Get(ctx, client.ObjectKey{Name: name}, named("apiextensions.k8s.io/v1", "CustomResourceDefinition", name))
 			if apierrors.IsNotFound(err) {
 				return nil

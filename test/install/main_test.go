@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/go-logr/logr"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // cluster is a bare control plane (no CRDs, no webhooks: the chart installs those) and the
@@ -34,23 +33,14 @@ type cluster struct {
 	shell []string // environment of the commands: PATH with the tools, KUBECONFIG, HOME
 }
 
-// envtest logs through controller-runtime's logger; these tests report through t.
-func init() { log.SetLogger(logr.Discard()) }
+// TestMain quiets envtest's logs (these tests report through t); each test starts its own bare
+// control plane (startCluster), since the chart under test installs the CRDs and webhooks.
+func TestMain(m *testing.M) { harness.Main(m, &harness.Suite{Name: "install"}) }
 
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	assets := envtestutil.AssetsDir(t)
-	// Generous: the machine may be busy with other suites.
-	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatalf("starting the control plane: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stopping the control plane: %v", err)
-		}
-	})
+	bare := envtestutil.StartBare(t, nil)
+	env, cfg, assets := bare.Env, bare.Config, bare.Assets
 	k8s, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +50,7 @@ func startCluster(t *testing.T) *cluster {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	kubeconfig := filepath.Join(home, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := bare.Kubeconfig
 	return &cluster{env: env, k8s: k8s, disc: disc, shell: []string{
 		"PATH=" + toolDir(t, assets) + ":" + os.Getenv("PATH"),
 		"KUBECONFIG=" + kubeconfig,
@@ -167,25 +154,6 @@ func runStep(t *testing.T, c *cluster, command string, s step) {
 		t.Fatalf("%s: %v\n%s", command, err, out)
 	}
 	t.Logf("ran %q in %s:\n%s", command, time.Since(start).Round(time.Millisecond), strings.TrimSpace(out))
-}
-
-// eventually polls cond every 200 ms until it holds or timeout passes.
-func eventually(t *testing.T, ctx context.Context, timeout time.Duration, what string, cond func(ctx context.Context) error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		err := cond(ctx)
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Errorf("timed out after %s waiting for %s: %v", timeout, what, err)
-			return
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // appVersion is the chart's appVersion: the tag of the image the chart pulls by default and

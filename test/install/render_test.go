@@ -1,9 +1,6 @@
 package install
 
 import (
-	"bytes"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -39,22 +36,12 @@ type rendered struct {
 // renderChart runs `helm template` with --set values and returns the objects by kind/name.
 func renderChart(t *testing.T, set ...string) map[string]rendered {
 	t.Helper()
-	bin, err := envtestutil.Tool("helm")
+	manifests, err := envtestutil.HelmTemplate(namespace, set...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"template", "apf-operator", filepath.Join(envtestutil.RepoRoot(), "charts", "apf-operator"), "--namespace", namespace}
-	for _, s := range set {
-		args = append(args, "--set", s)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %v: %v: %s", args, err, stderr.String())
-	}
 	out := map[string]rendered{}
-	for _, doc := range strings.Split(stdout.String(), "\n---") {
+	for _, doc := range strings.Split(manifests, "\n---") {
 		var r rendered
 		if err := yaml.Unmarshal([]byte(doc), &r); err != nil {
 			t.Fatalf("helm template output: %v\n%s", err, doc)

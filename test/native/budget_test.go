@@ -16,6 +16,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // keptLevels are kube-apiserver's levels that must keep 90% of their nominal seats.
@@ -39,7 +40,7 @@ func TestShareBudgetKeepsNativeSeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := map[string]float64{}
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestShareBudgetKeepsNativeSeats", func() error {
 		for _, l := range keptLevels {
 			before[l], _ = scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", l)
 		}
@@ -64,7 +65,7 @@ func TestShareBudgetKeepsNativeSeats(t *testing.T) {
 			t.Errorf("seats-big: message lacks %q: %s", want, big.message)
 		}
 	}
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestShareBudgetKeepsNativeSeats", func() error {
 		for _, l := range keptLevels {
 			after, _ := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", l)
 			if 10*after < 9*before[l] {
@@ -99,7 +100,7 @@ func nominalSum(t testing.TB) float64 {
 func waitRPReason(t testing.TB, name, reason string) projection {
 	t.Helper()
 	var p projection
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitRPReason", func() error {
 		if p = projectionOfRP(t, name); p.reason != reason {
 			return fmt.Errorf("RequestPriority %s: %s, want reason %s", name, p, reason)
 		}

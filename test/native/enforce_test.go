@@ -17,6 +17,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 const configmapsPath = "/api/v1/namespaces/default/configmaps"
@@ -119,7 +120,7 @@ func TestEnforcementByUID(t *testing.T) {
 	if err := k8s.Delete(ctx, &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "tenant-a"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestEnforcementByUID", func() error {
 		err := k8s.Get(ctx, client.ObjectKey{Name: fsName}, &flowcontrolv1.FlowSchema{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -183,7 +184,7 @@ func checkUntouched(t testing.TB, before *flowcontrolv1.FlowSchema, what string)
 // asynchronously).
 func expectClassified(t testing.TB, as identity, path string, fsUID, plcUID types.UID) {
 	t.Helper()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in expectClassified", func() error {
 		r := get(t, as, path)
 		if r.flowSchemaUID != string(fsUID) || r.priorityLevelUID != string(plcUID) {
 			return fmt.Errorf("GET %s as %v: HTTP %d, FlowSchema UID %q, PriorityLevel UID %q; want %q, %q",
@@ -206,7 +207,7 @@ func mergePatch(t testing.TB, obj client.Object, patch string) {
 // the native level's queue length after a hand edit.
 func waitRestored(t *testing.T, fsName, plcName string, precedence, queueLength int32) {
 	t.Helper()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitRestored", func() error {
 		got := nativeFS(t, fsName)
 		if got.Spec.MatchingPrecedence != precedence {
 			return fmt.Errorf("native FlowSchema %s: matchingPrecedence %d, want it restored to %d", fsName,

@@ -34,6 +34,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/operator"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // waitTimeout bounds every wait for the operator or kube-apiserver; both normally react in
@@ -46,23 +47,6 @@ const (
 	headerFlowSchemaUID    = "X-Kubernetes-PF-FlowSchema-UID"
 	headerPriorityLevelUID = "X-Kubernetes-PF-PriorityLevel-UID"
 )
-
-// eventually polls check until it returns nil, failing the test with the last error after
-// waitTimeout.
-func eventually(t testing.TB, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %s: %v", waitTimeout, err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
 
 // operatorConfig adjusts a test operator.
 type operatorConfig struct {
@@ -230,7 +214,7 @@ func resetCluster(t testing.TB) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in resetCluster", func() error {
 		var rps flowv1.RequestPriorityList
 		var fss flowv1.FlowSchemaList
 		for _, l := range []client.ObjectList{&rps, &fss} {
@@ -340,7 +324,7 @@ func projectionOfFS(t testing.TB, name string) projection {
 func waitProjectedRP(t testing.TB, name string) string {
 	t.Helper()
 	var p projection
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitProjectedRP", func() error {
 		if p = projectionOfRP(t, name); p.status != "True" || p.nativeName == "" {
 			return fmt.Errorf("RequestPriority %s: %v", name, p)
 		}
@@ -352,7 +336,7 @@ func waitProjectedRP(t testing.TB, name string) string {
 func waitProjectedFS(t testing.TB, name string) string {
 	t.Helper()
 	var p projection
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitProjectedFS", func() error {
 		if p = projectionOfFS(t, name); p.status != "True" || p.nativeName == "" {
 			return fmt.Errorf("FlowSchema %s: %v", name, p)
 		}
@@ -365,7 +349,7 @@ func waitProjectedFS(t testing.TB, name string) string {
 func waitFSReason(t testing.TB, name, reason string) projection {
 	t.Helper()
 	var p projection
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitFSReason", func() error {
 		if p = projectionOfFS(t, name); p.status != "False" || p.reason != reason {
 			return fmt.Errorf("FlowSchema %s: %v, want Projected=False/%s", name, p, reason)
 		}
@@ -592,7 +576,7 @@ func diffVersions(before, after map[string]string) string {
 // the native ones change over half a second.
 func waitSettled(t testing.TB) {
 	t.Helper()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitSettled", func() error {
 		before, ours := nativeVersions(t), ourVersions(t)
 		if err := settledOnce(); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestNoLockOutNative: a FlowSchema at matchingPriority 0 matching every request sends all
@@ -50,7 +51,7 @@ func TestNoLockOutNative(t *testing.T) {
 // waitReady waits until our FlowSchema reports the Ready reason.
 func waitReady(t *testing.T, name, reason string) {
 	t.Helper()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in waitReady", func() error {
 		var obj flowv1.FlowSchema
 		if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
 			return err

@@ -13,21 +13,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
-	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // kube-apiserver's server concurrency limit is the sum of these two flags. Native APF gives a
@@ -42,7 +37,7 @@ const (
 var (
 	testEnv    *envtest.Environment
 	restConfig *rest.Config
-	testScheme = runtime.NewScheme()
+	testScheme = harness.Scheme()
 	// k8s reads and writes as the admin, directly through the API server (no cache). The
 	// admin is exempt, so its requests are never rejected with 429.
 	k8s client.WithWatch
@@ -58,46 +53,27 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runSuite(m))
+	harness.Main(m, &harness.Suite{
+		Name:         "native",
+		ControlPlane: &harness.ControlPlane{NoWebhooks: true, Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+		Logger:       testLogger(),
+		Ready:        adminClients,
+	})
 }
 
-func runSuite(m *testing.M) int {
-	log.SetLogger(testLogger())
-	if err := clientgoscheme.AddToScheme(testScheme); err != nil {
-		return fail(err)
-	}
-	if err := flowv1.AddToScheme(testScheme); err != nil {
-		return fail(err)
-	}
-	var err error
-	if testEnv, err = envtestutil.NewEnvironment(); err != nil {
-		return fail(err)
-	}
-	testEnv.ControlPlane.GetAPIServer().Configure().
-		Set("max-requests-inflight", strconv.Itoa(maxRequestsInflight)).
-		Set("max-mutating-requests-inflight", strconv.Itoa(maxMutatingRequestsInflight))
-	if restConfig, err = testEnv.Start(); err != nil {
-		return fail(fmt.Errorf("starting envtest: %w", err))
-	}
-	defer func() { _ = testEnv.Stop() }()
-	if k8s, err = client.NewWithWatch(restConfig, client.Options{Scheme: testScheme}); err != nil {
-		return fail(err)
-	}
+// adminClients makes the admin's clients of the suite's control plane.
+func adminClients(s *harness.Suite) (err error) {
+	testEnv, restConfig, k8s = s.Cluster.Env, s.Cluster.Config, s.Client
 	if admin, err = rest.HTTPClientFor(restConfig); err != nil {
-		return fail(err)
+		return err
 	}
 	separate := rest.CopyConfig(restConfig)
 	separate.Dial = (&net.Dialer{}).DialContext // a transport of its own, not client-go's shared one
 	if ownConnection, err = rest.HTTPClientFor(separate); err != nil {
-		return fail(err)
+		return err
 	}
 	baseURL = strings.TrimSuffix(restConfig.Host, "/")
-	return m.Run()
-}
-
-func fail(err error) int {
-	fmt.Fprintln(os.Stderr, "native suite:", err)
-	return 1
+	return nil
 }
 
 // testLogger keeps the operator's logs quiet unless APF_TEST_VERBOSE is set.

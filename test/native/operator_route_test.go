@@ -14,12 +14,12 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The operator-route test: the operator's service account, a namespace of data that makes a
@@ -43,9 +43,7 @@ var routeSA = &native.ServiceAccount{Namespace: "apf-route", Name: "apf-operator
 func TestOperatorRoute(t *testing.T) {
 	resetCluster(t)
 	prepareRouteData(t)
-	choke := rp("choke", 6500, 1, 1, 0, 1)
-	choke.Spec.BorrowingLimitPercent = ptr.To[int32](0)
-	create(t, choke)
+	create(t, withoutBorrowing(rp("choke", 6500, 1, 1, 0, 1)))
 	createDefaults(t, false)
 	create(t, fs("everything", 1, "choke", apitest.And()))
 	op := operatorConfig{serviceAccount: routeSA, noRoute: os.Getenv("APF_TEST_NO_OPERATOR_ROUTE") != ""}
@@ -68,7 +66,7 @@ func TestOperatorRoute(t *testing.T) {
 
 	flood, stop := startRouteFlood(flooder)
 	defer stop()
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestOperatorRoute", func() error {
 		if flood.rejectedNow() == 0 {
 			return fmt.Errorf("the flood is not rejected yet: %v", flood)
 		}

@@ -19,6 +19,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The overload: a noisy tenant floods from many goroutines, bounded in requests and time.
@@ -38,9 +39,7 @@ func TestOverload(t *testing.T) {
 	resetCluster(t)
 	prepareOverloadData(t)
 
-	noisy := rp("noisy", 6000, 1, 1, 0, 1)
-	noisy.Spec.BorrowingLimitPercent = ptr.To[int32](0)
-	create(t, noisy)
+	create(t, withoutBorrowing(rp("noisy", 6000, 1, 1, 0, 1)))
 	create(t, rp("quiet", 7000, 50, 16, 4, 50))
 	createDefaults(t, false) // workload-low, the backstop's level (unused here)
 	create(t, fs("noisy", 1000, "noisy", apitest.And(apitest.Equals(flowv1.FieldUser, "tenant-noisy"))))
@@ -65,7 +64,7 @@ func TestOverload(t *testing.T) {
 		}
 	}
 	// kube-apiserver gives the level ceil(150 × 1 / (sum of all levels' shares)) = 1 seat.
-	eventually(t, func() error {
+	harness.Eventually(t, waitTimeout, "the check in TestOverload", func() error {
 		if seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", noisyPLC); !found || seats != 1 {
 			return fmt.Errorf("level %s: nominal seats %v (found %t), want 1", noisyPLC, seats, found)
 		}
@@ -231,4 +230,11 @@ func (q *quietResult) String() string {
 	}
 	return fmt.Sprintf("%d served (latency p50 %s, max %s), %d rejected with 429", q.served,
 		p50.Round(time.Millisecond), worst.Round(time.Millisecond), q.rejected)
+}
+
+// withoutBorrowing sets level's borrowingLimitPercent to 0, so that its seats are its own
+// nominal ones only, and returns it.
+func withoutBorrowing(level *flowv1.RequestPriority) *flowv1.RequestPriority {
+	level.Spec.BorrowingLimitPercent = ptr.To[int32](0)
+	return level
 }

@@ -2,19 +2,18 @@ package presets_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"testing"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // gitOpsManager is the field manager the test applies presets with, as a GitOps tool would.
@@ -114,7 +113,7 @@ func TestPresetsLive(t *testing.T) {
 func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
-		eventually(t, 3*time.Minute, func() error {
+		harness.Eventually(t, 3*time.Minute, "applying "+o.GetName(), func() error {
 			return live.k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(gitOpsManager),
 				client.ForceOwnership)
 		})
@@ -125,7 +124,7 @@ func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructur
 func waitProjected(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured) {
 	t.Helper()
 	for _, o := range objs {
-		eventually(t, 2*time.Minute, func() error {
+		harness.Eventually(t, 2*time.Minute, o.GetKind()+" "+o.GetName()+" Projected", func() error {
 			var obj client.Object = &flowv1.FlowSchema{}
 			if o.GetKind() == "RequestPriority" {
 				obj = &flowv1.RequestPriority{}
@@ -133,18 +132,7 @@ func waitProjected(t *testing.T, ctx context.Context, objs []*unstructured.Unstr
 			if err := live.k8s.Get(ctx, client.ObjectKey{Name: o.GetName()}, obj); err != nil {
 				return err
 			}
-			var conds []metav1.Condition
-			switch v := obj.(type) {
-			case *flowv1.FlowSchema:
-				conds = v.Status.Conditions
-			case *flowv1.RequestPriority:
-				conds = v.Status.Conditions
-			}
-			c := meta.FindStatusCondition(conds, flowv1.ConditionProjected)
-			if c == nil || c.Status != "True" || c.ObservedGeneration != obj.GetGeneration() {
-				return fmt.Errorf("%s %s: Projected condition %+v at generation %d", o.GetKind(), o.GetName(), c, obj.GetGeneration())
-			}
-			return nil
+			return harness.ProjectedNow(obj)
 		})
 	}
 }

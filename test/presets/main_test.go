@@ -4,95 +4,55 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // The live suite: one control plane and the operator binary (enforcement native, its defaults)
 // for every live test, started on first use so that the offline tests need neither.
+var suite = &harness.Suite{
+	Name:              "presets",
+	ControlPlane:      &harness.ControlPlane{},
+	RunOperator:       true,
+	OperatorStopGrace: 10 * time.Second,
+	Lazy:              true,
+	Ready: func(s *harness.Suite) (err error) {
+		live.cluster, live.operator, live.binary, live.k8s = s.Cluster, s.Operator, s.Binary, s.Client
+		live.admin, err = rest.HTTPClientFor(s.Cluster.Config)
+		return err
+	},
+}
+
+// live is what the suite started, for the live tests.
 var live struct {
 	cluster  *harness.Cluster
 	operator *harness.Operator
 	binary   string // the apf-operator binary the operator runs from
 	k8s      client.Client
 	admin    *http.Client
-	err      error
-	started  bool
 }
 
-func TestMain(m *testing.M) {
-	log.SetLogger(logr.Discard())
-	code := m.Run()
-	if live.operator != nil {
-		_ = live.operator.Stop(10 * time.Second)
-	}
-	if live.cluster != nil {
-		_ = live.cluster.Stop()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { harness.Main(m, suite) }
 
 // startLive starts the control plane and the operator once; a failure fails every live test.
+// A live test that fails shows the operator's log tail.
 func startLive(t *testing.T) {
 	t.Helper()
-	if !live.started {
-		live.started = true
-		live.err = startCluster()
-	}
-	if live.err != nil {
-		t.Fatal(live.err)
-	}
-}
-
-func startCluster() error {
-	c, err := harness.Start()
-	if err != nil {
-		return err
-	}
-	live.cluster = c
-	if live.binary, err = harness.BuildOperator(c.Dir); err != nil {
-		return err
-	}
-	if live.operator, err = c.StartOperator(live.binary, c.OperatorArgs("0")...); err != nil {
-		return err
-	}
-	if live.k8s, err = c.Client(); err != nil {
-		return err
-	}
-	live.admin, err = rest.HTTPClientFor(c.Config)
-	return err
-}
-
-// eventually retries check every 250 ms until it succeeds or the timeout passes, then fails
-// with its last error and the operator's log tail.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
+	suite.Start(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("operator log (tail):\n%s", logTail())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v\noperator log (tail):\n%s", timeout, err, logTail())
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	})
 }
 
 func logTail() string {
-	if live.operator == nil {
-		return ""
-	}
 	lines := strings.Split(live.operator.ReadLog(), "\n")
 	if len(lines) > 30 {
 		lines = lines[len(lines)-30:]

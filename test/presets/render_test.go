@@ -6,9 +6,6 @@
 package presets_test
 
 import (
-	"bytes"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,23 +33,12 @@ func allEnabled(extra ...string) []string {
 // RequestPriority and FlowSchema objects it renders, as unstructured manifests.
 func renderPresets(t testing.TB, set ...string) []*unstructured.Unstructured {
 	t.Helper()
-	bin, err := envtestutil.Tool("helm")
+	manifests, err := envtestutil.HelmTemplate("apf-operator-system", set...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"template", "apf-operator", filepath.Join(envtestutil.RepoRoot(), "charts", "apf-operator"),
-		"--namespace", "apf-operator-system"}
-	for _, s := range set {
-		args = append(args, "--set", s)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %v: %v: %s", args, err, stderr.String())
-	}
 	var out []*unstructured.Unstructured
-	for _, doc := range strings.Split(stdout.String(), "\n---") {
+	for _, doc := range strings.Split(manifests, "\n---") {
 		obj := map[string]any{}
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatalf("helm template output: %v\n%s", err, doc)

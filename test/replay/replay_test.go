@@ -16,19 +16,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/internal/audit"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
@@ -99,30 +96,7 @@ type observed struct {
 }
 
 func TestReplayMatchesKubeAPIServer(t *testing.T) {
-	ctrllog.SetLogger(logr.Discard())
-	dir := t.TempDir()
-	policy, logPath := filepath.Join(dir, "audit-policy.yaml"), filepath.Join(dir, "audit.log")
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	binary, err := harness.BuildOperator(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster, err := harness.StartWith(map[string]string{"audit-policy-file": policy, "audit-log-path": logPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
-	op, err := cluster.StartOperator(binary, cluster.OperatorArgs("0")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = op.Stop(10 * time.Second) })
-	k8s, err := cluster.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cluster, op, k8s := suite.Cluster, suite.Operator, suite.Client
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	manifests := filepath.Join(envtestutil.RepoRoot(), "internal", "cli", "replay", "testdata", "proposed.yaml")

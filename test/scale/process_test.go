@@ -39,11 +39,11 @@ type processOperator struct {
 	families metricFamilies
 }
 
-// startProcessOperator builds the operator and starts it against the environment (webhooks on
+// startProcessOperator starts the operator binary (harness.OperatorBinary) against the environment (webhooks on
 // envtest's port and certificate, enforcement native, no defaults), with the Go runtime's GC
 // trace on (its peak heap), and waits until it is ready.
 func (e *environment) startProcessOperator(ctx context.Context, dir string) (*processOperator, error) {
-	binary, err := harness.BuildOperator(dir)
+	binary, err := harness.OperatorBinary()
 	if err != nil {
 		return nil, err
 	}

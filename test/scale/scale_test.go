@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
@@ -36,12 +34,6 @@ var (
 // matching precedences (docs/enforcement.md): the FlowSchemas of the rest report
 // PrecedenceExhausted. The load's 97 fit, so every FlowSchema is projected.
 const nativeCapacity = native.MaxPrecedence - native.MinPrecedence
-
-func TestMain(m *testing.M) {
-	flag.Parse()
-	log.SetLogger(logr.Discard()) // the operator's logs at this volume would drown the figures
-	os.Exit(m.Run())
-}
 
 // TestScale applies the load at once, through the webhook, and checks that every object
 // converges (status current and Ready, projection done as far as native precedences allow)

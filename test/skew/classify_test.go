@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // Response headers in which kube-apiserver names, by UID, the FlowSchema and the priority
@@ -64,7 +65,7 @@ func checkClassification(t *testing.T, e *env, cp controlPlane) {
 	}
 	base := strings.TrimSuffix(e.cluster.Config.Host, "/")
 	for _, p := range probes(cp) {
-		eventually(t, "classifying GET "+p.path+" as "+p.user, func() error {
+		harness.Eventually(t, waitTimeout, "classifying GET "+p.path+" as "+p.user, func() error {
 			fs, level, err := classify(httpClient, base, p)
 			if err != nil {
 				return err

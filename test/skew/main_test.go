@@ -15,34 +15,17 @@
 package skew_test
 
 import (
-	"fmt"
-	"os"
 	"testing"
-
-	"github.com/go-logr/logr"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
-// operatorBinary is the operator built once for every version.
+// operatorBinary is the operator binary, the same for every version.
 var operatorBinary string
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	log.SetLogger(logr.Discard()) // envtest's; the operator's log is a file per run
-	dir, err := os.MkdirTemp("", "apf-operator-skew-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "skew suite:", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if operatorBinary, err = harness.BuildOperator(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "skew suite:", err)
-		return 1
-	}
-	return m.Run()
+	harness.Main(m, &harness.Suite{Name: "skew", NeedsBinary: true, Ready: func(s *harness.Suite) error {
+		operatorBinary = s.Binary
+		return nil
+	}})
 }

@@ -74,7 +74,7 @@ func checkVersion(t *testing.T, cp controlPlane) {
 		}
 	})
 	for _, obj := range tenantConfiguration() {
-		eventually(t, "creating "+obj.GetName(), func() error { return e.k8s.Create(ctx, obj) })
+		harness.Eventually(t, waitTimeout, "creating "+obj.GetName(), func() error { return e.k8s.Create(ctx, obj) })
 	}
 	waitAllProjected(t, e.k8s, "rp/tenant", "fs/tenant-a", "fs/tenant-rest", "rp/system-top", "fs/system-top")
 	existing, err := native.ReadExisting(ctx, e.cs.FlowcontrolV1())
@@ -111,7 +111,7 @@ func start(t *testing.T, cp controlPlane) *env {
 	}
 	// kube-apiserver creates its own configuration in a post-start hook; the operator must see
 	// it complete (the operator route's level, the share budget's levels).
-	eventually(t, "kube-apiserver's own configuration", func() error {
+	harness.Eventually(t, waitTimeout, "kube-apiserver's own configuration", func() error {
 		for _, name := range []string{"catch-all", "global-default", "kube-system-service-accounts"} {
 			if _, err := e.cs.FlowcontrolV1().FlowSchemas().Get(context.Background(), name, metav1.GetOptions{}); err != nil {
 				return err
@@ -170,7 +170,7 @@ func tenantConfiguration() []client.Object {
 // named ones among them.
 func waitAllProjected(t *testing.T, k8s client.Client, want ...string) {
 	t.Helper()
-	eventually(t, "every object Projected=True", func() error {
+	harness.Eventually(t, waitTimeout, "every object Projected=True", func() error {
 		objs, err := harness.Objects(context.Background(), k8s)
 		if err != nil {
 			return err
@@ -191,22 +191,6 @@ func waitAllProjected(t *testing.T, k8s client.Client, want ...string) {
 		}
 		return nil
 	})
-}
-
-// eventually polls check until it returns nil, failing the test after waitTimeout.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: gave up after %s: %v", what, waitTimeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 func tail(s string, n int) string {

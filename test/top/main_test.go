@@ -1,87 +1,93 @@
-// Package top_test proves `apf-operator top` against a real kube-apiserver 1.36.3 (envtest)
-// with the operator running as a process (enforcement native): a tenant on a tiny level is
-// flooded until kube-apiserver rejects its requests, and top must show that tenant first, with
-// as many rejections as kube-apiserver's apiserver_flowcontrol_rejected_requests_total counted
-// over the same window (within 5%).
+// Package top_test proves the commands that read kube-apiserver's flow control live, against
+// one real kube-apiserver 1.36.3 (envtest) with the operator running as a process
+// (enforcement native):
+//
+//   - `apf-operator top`: a tenant on a tiny level is flooded until kube-apiserver rejects its
+//     requests, and top must show that tenant first, with as many rejections as
+//     kube-apiserver's apiserver_flowcontrol_rejected_requests_total counted over the same
+//     window (within 5%);
+//   - `apf-operator recommend`: one of two operator levels is flooded while the other idles,
+//     and recommend, reading kube-apiserver live over the flood, must move shares from the
+//     idle level to the flooded one, keeping their total.
+//
+// Each test applies its tenant's levels and deletes them when it ends, so that the next test
+// starts from the operator's defaults.
 package top_test
 
 import (
-	"fmt"
+	"context"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
-
-	"github.com/go-logr/logr"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // kube-apiserver's server concurrency limit is the sum of these two flags: with 150, a level
-// of one share gets one seat (kube-apiserver's suggested levels alone hold 245 shares).
+// of one share gets one seat (kube-apiserver's suggested levels alone hold 245 shares), and
+// recommend's flooded level of 2 shares gets 2 seats.
 const (
 	maxRequestsInflight         = 100
 	maxMutatingRequestsInflight = 50
 )
 
-var (
-	cluster  *harness.Cluster
-	operator *harness.Operator
-	// binary is the apf-operator binary; binDir holds it as kubectl-apf and kubectl.
-	binary, binDir string
+// The tenant: user bob lists large ConfigMaps of namespace tenant from floodWorkers goroutines.
+const (
+	tenantNamespace  = "tenant"
+	tenantConfigMaps = 30
+	floodWorkers     = 40
 )
 
-func TestMain(m *testing.M) {
-	log.SetLogger(logr.Discard())
-	code, err := runSuite(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "top suite:", err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+var suite = &harness.Suite{
+	Name:         "top",
+	ControlPlane: &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
+	RunOperator:  true,
+	// recommend's two test levels hold 10 shares: past the default 10% budget at 150 seats.
+	OperatorArgs: []string{"--enforcement=native", "--native-max-seat-loss-percent=50"},
+	Ready:        pluginDir,
 }
 
-func runSuite(m *testing.M) (code int, err error) {
-	dir, err := os.MkdirTemp("", "apf-top-")
-	if err != nil {
-		return 1, err
+// binDir holds the operator binary as kubectl-apf, and kubectl.
+var binDir string
+
+func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// pluginDir puts the operator binary on a PATH directory as the kubectl plugin kubectl-apf,
+// beside kubectl.
+func pluginDir(s *harness.Suite) error {
+	binDir = filepath.Join(s.Dir, "bin")
+	if err := os.Mkdir(binDir, 0o755); err != nil {
+		return err
 	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	if binary, err = harness.BuildOperator(binDir); err != nil {
-		return 1, err
+	if err := os.Symlink(s.Binary, filepath.Join(binDir, "kubectl-apf")); err != nil {
+		return err
 	}
-	if err := os.Symlink(binary, filepath.Join(binDir, "kubectl-apf")); err != nil {
-		return 1, err
-	}
-	if cluster, err = harness.StartWith(map[string]string{
-		"max-requests-inflight":          strconv.Itoa(maxRequestsInflight),
-		"max-mutating-requests-inflight": strconv.Itoa(maxMutatingRequestsInflight),
-	}); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, cluster.Stop()) }()
-	if err := os.Symlink(cluster.Kubectl, filepath.Join(binDir, "kubectl")); err != nil {
-		return 1, err
-	}
-	if operator, err = cluster.StartOperator(binary, append(cluster.OperatorArgs("0"), "--enforcement=native")...); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, operator.Stop(20*time.Second)) }()
-	code = m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "operator log:\n%s\n", operator.ReadLog())
-	}
-	return code, nil
+	return os.Symlink(s.Cluster.Kubectl, filepath.Join(binDir, "kubectl"))
 }
 
-func joinErr(err, more error) error {
-	if err == nil {
-		return more
+// applyTenant applies the tenant's namespace and levels, waits until the named objects are
+// projected, and deletes the levels when t ends.
+func applyTenant(ctx context.Context, t *testing.T, levels string, projected ...string) {
+	t.Helper()
+	suite.Cluster.DeleteOnCleanup(t, projected...)
+	manifests := harness.JoinYAML(levels, harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
+	suite.Cluster.ApplyProjected(ctx, t, manifests, projected...)
+}
+
+// bobClient is an HTTP client authenticated as bob and the URL he floods.
+func bobClient(t *testing.T) (*http.Client, string) {
+	t.Helper()
+	client, url, err := suite.Cluster.UserClient("bob", tenantNamespace)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return err
+	return client, url
+}
+
+// flood lists url from floodWorkers goroutines for d (or until ctx ends) and returns the
+// number of 429 responses.
+func flood(ctx context.Context, client *http.Client, url string, d time.Duration) int64 {
+	return harness.Flood(ctx, client, url, floodWorkers, d)
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -25,14 +24,10 @@ import (
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
-// The tenant: user bob on a projected level of one share, one queue of one request and no
-// borrowing, listing large ConfigMaps (the recipe of test/troubleshooting).
+// The tenant's level: one share, one queue of one request and no borrowing (the recipe of
+// test/troubleshooting). The flood starts floodAfter top's start, lasts floodFor, and top's
+// window (topInterval) ends settleAfter it, so that the whole flood falls inside top's window.
 const (
-	tenantConfigMaps = 30
-	tenantBlob       = 64 << 10
-	floodWorkers     = 40
-	// The flood starts floodAfter top's start, lasts floodFor, and top's window (topInterval)
-	// ends settleAfter it, so that the whole flood falls inside top's window.
 	floodAfter  = 4 * time.Second
 	floodFor    = 6 * time.Second
 	settleAfter = 4 * time.Second
@@ -41,41 +36,19 @@ const (
 	nativeSchema = "apf-tiny"
 )
 
-const tenantManifests = `apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: RequestPriority
-metadata: {name: tiny}
-spec: {priorityLevel: 7000, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: 0}
----
-apiVersion: flowcontrol.apf-operator.io/v1alpha1
-kind: FlowSchema
-metadata: {name: tiny}
-spec:
-  matchingPriority: 7000
-  requestPriority: {name: tiny}
-  match:
-  - and:
-    - equals: {field: user, value: bob}
----
-apiVersion: v1
-kind: Namespace
-metadata: {name: tenant}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: list-configmaps, namespace: tenant}
-rules: [{apiGroups: [""], resources: [configmaps], verbs: [list]}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: list-configmaps, namespace: tenant}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: list-configmaps}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
-`
+// applyTiny applies level and FlowSchema "tiny" for bob, and the tenant's namespace.
+func applyTiny(ctx context.Context, t *testing.T) {
+	t.Helper()
+	applyTenant(ctx, t, harness.JoinYAML(
+		harness.RequestPriorityYAML("tiny", "{priorityLevel: 7000, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: 0}"),
+		harness.UserFlowSchemaYAML("tiny", "tiny", 7000, "bob")),
+		"requestpriorities.flowcontrol.apf-operator.io/tiny", "flowschemas.flowcontrol.apf-operator.io/tiny")
+}
 
 func TestTopShowsTheFloodingTenantFirst(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	applyTenant(ctx, t)
+	applyTiny(ctx, t)
 	bob, url := bobClient(t)
 
 	before := rejectedTotal(ctx, t, nativeSchema)
@@ -83,7 +56,7 @@ func TestTopShowsTheFloodingTenantFirst(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		cmd := top.NewCommand(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
-		cmd.SetArgs([]string{"--kubeconfig", cluster.Kubeconfig, "--once", "-o", "json", "--interval", topInterval.String()})
+		cmd.SetArgs([]string{"--kubeconfig", suite.Cluster.Kubeconfig, "--once", "-o", "json", "--interval", topInterval.String()})
 		done <- cmd.ExecuteContext(ctx)
 	}()
 	time.Sleep(floodAfter)
@@ -136,13 +109,13 @@ func TestTopShowsTheFloodingTenantFirst(t *testing.T) {
 func TestKubectlPluginTable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	applyTenant(ctx, t)
+	applyTiny(ctx, t)
 	bob, url := bobClient(t)
 	floodCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { flood(floodCtx, bob, url, time.Minute) })
-	cmd := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
+	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.Cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	table, err := cmd.Output()
@@ -161,8 +134,8 @@ func TestKubectlPluginTable(t *testing.T) {
 		}
 	}
 	// The same replica read directly (--replica-servers) with the kubeconfig's credentials.
-	direct := exec.CommandContext(ctx, cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
-		"--replica-servers", cluster.Config.Host)
+	direct := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "-o", "json", "--interval", "1s",
+		"--replica-servers", suite.Cluster.Config.Host)
 	direct.Env = cmd.Env
 	direct.Stderr = &stderr
 	raw, err := direct.Output()
@@ -184,47 +157,12 @@ func TestKubectlPluginTable(t *testing.T) {
 	}
 }
 
-// applyTenant applies the tenant's configuration and waits until it is projected.
-func applyTenant(ctx context.Context, t *testing.T) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString(tenantManifests)
-	blob := strings.Repeat("x", tenantBlob)
-	for i := range tenantConfigMaps {
-		b.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: blob-" + strconv.Itoa(i) +
-			", namespace: tenant}\ndata: {blob: " + blob + "}\n")
-	}
-	if _, stderr, err := cluster.KubectlRun(ctx, strings.NewReader(b.String()), "apply", "-f", "-"); err != nil {
-		t.Fatalf("kubectl apply: %v\n%s", err, stderr)
-	}
-	if _, stderr, err := cluster.KubectlRun(ctx, nil, "wait", "--for=condition=Projected", "--timeout=90s",
-		"requestpriorities.flowcontrol.apf-operator.io/tiny", "flowschemas.flowcontrol.apf-operator.io/tiny"); err != nil {
-		t.Fatalf("kubectl wait: %v\n%s", err, stderr)
-	}
-}
-
-// bobClient is an HTTP client authenticated as bob and the URL he floods.
-func bobClient(t *testing.T) (*http.Client, string) {
-	t.Helper()
-	client, url, err := cluster.UserClient("bob", "tenant")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return client, url
-}
-
-// flood lists url from floodWorkers goroutines for d (or until ctx ends) and returns the
-// number of 429 responses.
-func flood(ctx context.Context, client *http.Client, url string, d time.Duration) int64 {
-	return harness.Flood(ctx, client, url, floodWorkers, d)
-}
-
 // rejectedTotal sums apiserver_flowcontrol_rejected_requests_total of a FlowSchema over every
 // reason, read from kube-apiserver's /metrics as the admin, with a plain scan of the text (not
 // the parser top uses).
 func rejectedTotal(ctx context.Context, t *testing.T, schema string) float64 {
 	t.Helper()
-	client, err := kubernetes.NewForConfig(cluster.Config)
+	client, err := kubernetes.NewForConfig(suite.Cluster.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +197,7 @@ const statusSettle = 3 * time.Minute
 // watches one more read of the counters and expects no status write: the count did not change.
 func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 	t.Helper()
-	k8s, err := cluster.Client()
+	k8s, err := suite.Cluster.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +221,7 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 		time.Sleep(2 * time.Second)
 	}
 	t.Logf("status.observed of FlowSchema tiny: %+v", *fs.Status.Observed)
-	wide, stderr, err := cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
+	wide, stderr, err := suite.Cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
 	if err != nil {
 		t.Fatalf("kubectl get afs -o wide: %v\n%s", err, stderr)
 	}

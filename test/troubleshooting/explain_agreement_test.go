@@ -42,7 +42,7 @@ func TestExplainAgreesWithKubeAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	installTenants(ctx, t)
-	kubeconfig := cluster.Kubeconfig
+	kubeconfig := suite.Cluster.Kubeconfig
 	requests := generate(agreementSeed, agreementRequests)
 	checkCoverage(t, requests)
 	var unclassified, tenant int
@@ -105,7 +105,7 @@ func checkCoverage(t *testing.T, requests []generated) {
 // are projected and kube-apiserver classifies a tenant's request by the projection.
 func installTenants(ctx context.Context, t *testing.T) {
 	t.Helper()
-	k8s, err := cluster.Client()
+	k8s, err := suite.Cluster.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func installTenants(ctx context.Context, t *testing.T) {
 func nativeUID(ctx context.Context, t *testing.T, name string) string {
 	t.Helper()
 	var fs flowcontrolv1.FlowSchema
-	k8s, err := cluster.Client()
+	k8s, err := suite.Cluster.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func nativeUID(ctx context.Context, t *testing.T, name string) string {
 // request before it authorizes it.
 func send(ctx context.Context, t *testing.T, g *generated) (fsUID, plUID string, status int) {
 	t.Helper()
-	cfg := rest.CopyConfig(cluster.Config)
+	cfg := rest.CopyConfig(suite.Cluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: g.who.user, Groups: g.who.groups}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -251,13 +251,13 @@ func TestExplainExpandsShortNames(t *testing.T) {
 		"no":           {"", "nodes", ""},
 	} {
 		g := generated{who: identity{user: "alice"}, verb: "get", resource: given, namespace: "team-a", name: "x"}
-		r := explainLive(t, cluster.Kubeconfig, &g)
+		r := explainLive(t, suite.Cluster.Kubeconfig, &g)
 		if got := [3]string{r.Request.APIGroup, r.Request.Resource, r.Request.Subresource}; got != want || r.Note != "" {
 			t.Errorf("--resource %s: explained as %q (note %q), want %q", given, got, r.Note, want)
 		}
 	}
 	g := generated{who: identity{user: "alice"}, verb: "get", resource: "widgets.example.com", namespace: "team-a", name: "x"}
-	if r := explainLive(t, cluster.Kubeconfig, &g); r.Request.Resource != "widgets" || !strings.Contains(r.Note, "serves no resource widgets.example.com") {
+	if r := explainLive(t, suite.Cluster.Kubeconfig, &g); r.Request.Resource != "widgets" || !strings.Contains(r.Note, "serves no resource widgets.example.com") {
 		t.Errorf("an unknown resource: %+v, note %q; want it explained as given, with a note", r.Request, r.Note)
 	}
 }

@@ -8,81 +8,51 @@
 package troubleshooting_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
+var suite = &harness.Suite{
+	Name:            "troubleshooting",
+	ControlPlane:    &harness.ControlPlane{},
+	BeforeOperator:  setUpUsers,
+	RunOperator:     true,
+	OperatorMetrics: true,
+	// The page covers EventRateLimit too (its metrics, its webhook): on, as a user who uses it has it.
+	OperatorArgs: []string{"--enforcement=native", "--enable-event-rate-limit=true"},
+}
+
 var (
-	cluster  *harness.Cluster
-	operator *harness.Operator
-	// metricsAddr is where the operator serves its metrics (HTTPS, Kubernetes authorization).
-	metricsAddr string
 	// binDir holds kubectl and apf-operator, put first on the commands' PATH.
 	binDir string
 	// aliceKubeconfig is the kubeconfig of user alice (group team-a), who is not exempt.
 	aliceKubeconfig string
 )
 
-func TestMain(m *testing.M) {
-	log.SetLogger(logr.Discard()) // envtest's own logs; the operator logs to its file
-	code, err := runSuite(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "troubleshooting suite:", err)
-		if code == 0 {
-			code = 1
+func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// setUpUsers puts kubectl and apf-operator in binDir and provisions alice.
+func setUpUsers(s *harness.Suite) (err error) {
+	binDir = filepath.Join(s.Dir, "bin")
+	if err := os.Mkdir(binDir, 0o755); err != nil {
+		return err
+	}
+	for name, target := range map[string]string{"kubectl": s.Cluster.Kubectl, "apf-operator": s.Binary} {
+		if err := os.Symlink(target, filepath.Join(binDir, name)); err != nil {
+			return err
 		}
 	}
-	os.Exit(code)
-}
-
-func runSuite(m *testing.M) (code int, err error) {
-	dir, err := os.MkdirTemp("", "apf-troubleshooting-")
-	if err != nil {
-		return 1, err
-	}
-	defer os.RemoveAll(dir)
-	binDir = filepath.Join(dir, "bin")
-	binary, err := harness.BuildOperator(binDir)
-	if err != nil {
-		return 1, err
-	}
-	if cluster, err = harness.Start(); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, cluster.Stop()) }()
-	if err := os.Symlink(cluster.Kubectl, filepath.Join(binDir, "kubectl")); err != nil {
-		return 1, err
-	}
-	if aliceKubeconfig, err = addUser(dir, envtest.User{Name: "alice", Groups: []string{"team-a"}}); err != nil {
-		return 1, err
-	}
-	if metricsAddr, err = harness.FreeAddr(); err != nil {
-		return 1, err
-	}
-	if operator, err = cluster.StartOperator(binary, append(cluster.OperatorArgs(metricsAddr), "--enforcement=native",
-		// The page covers EventRateLimit too (its metrics, its webhook): on, as a user who uses it has it.
-		"--enable-event-rate-limit=true")...); err != nil {
-		return 1, err
-	}
-	defer func() { err = joinErr(err, operator.Stop(20*time.Second)) }()
-	code = m.Run()
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "operator log:\n%s\n", operator.ReadLog())
-	}
-	return code, nil
+	aliceKubeconfig, err = addUser(s.Cluster, s.Dir, envtest.User{Name: "alice", Groups: []string{"team-a"}})
+	return err
 }
 
 // addUser provisions a user authenticated by a client certificate and writes its kubeconfig.
-func addUser(dir string, user envtest.User) (string, error) {
+func addUser(cluster *harness.Cluster, dir string, user envtest.User) (string, error) {
 	u, err := cluster.Env.AddUser(user, nil)
 	if err != nil {
 		return "", err
@@ -93,11 +63,4 @@ func addUser(dir string, user envtest.User) (string, error) {
 	}
 	path := filepath.Join(dir, user.Name+".kubeconfig")
 	return path, os.WriteFile(path, data, 0o600)
-}
-
-func joinErr(err, more error) error {
-	if err == nil {
-		return more
-	}
-	return err
 }

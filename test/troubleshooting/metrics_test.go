@@ -1,9 +1,7 @@
 package troubleshooting_test
 
 import (
-	"crypto/tls"
-	"io"
-	"net/http"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestMetricNamesExist requires every metric name the page uses to be served: those of
@@ -39,7 +39,7 @@ func TestMetricNamesExist(t *testing.T) {
 	// The operator's gauges appear with its first projection, moments after it starts.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		r := runCommand(t, dir, cluster.Kubeconfig, "kubectl get --raw /metrics")
+		r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl get --raw /metrics")
 		if r.code != 0 {
 			t.Fatalf("kube-apiserver /metrics: exit %d: %s", r.code, r.stderr)
 		}
@@ -80,16 +80,12 @@ func servesMetric(text, name string) bool {
 // metricsToken creates a service account allowed to get /metrics and returns a token of it.
 func metricsToken(t *testing.T, dir string) string {
 	t.Helper()
-	for _, command := range []string{
+	runAsAdmin(t, dir,
 		"kubectl create serviceaccount metrics-reader",
 		"kubectl create clusterrole metrics-reader --verb=get --non-resource-url=/metrics",
 		"kubectl create clusterrolebinding metrics-reader --clusterrole=metrics-reader --serviceaccount=default:metrics-reader",
-	} {
-		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", command, r.code, r.stderr)
-		}
-	}
-	r := runCommand(t, dir, cluster.Kubeconfig, "kubectl create token metrics-reader")
+	)
+	r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl create token metrics-reader")
 	if r.code != 0 {
 		t.Fatalf("kubectl create token: exit %d: %s", r.code, r.stderr)
 	}
@@ -99,22 +95,9 @@ func metricsToken(t *testing.T, dir string) string {
 // operatorMetrics reads the operator's /metrics with the token.
 func operatorMetrics(t *testing.T, token string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "https://"+metricsAddr+"/metrics", nil)
+	body, err := harness.OperatorMetrics(context.Background(), suite.MetricsAddr, token)
 	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	// The operator serves metrics with a self-signed certificate when none is configured.
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // a test reading a local self-signed endpoint
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("operator /metrics: %s, %v\n%s", resp.Status, err, body)
+		t.Fatalf("operator /metrics: %v", err)
 	}
 	return "\n" + string(body)
 }
@@ -141,11 +124,11 @@ func provokeNotProjected(t *testing.T, dir string) {
 	if err := os.WriteFile(file, []byte(notExpressible), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl apply -f "+file); r.code != 0 {
+	if r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl apply -f "+file); r.code != 0 {
 		t.Fatalf("kubectl apply: exit %d\n%s", r.code, r.stderr)
 	}
 	t.Cleanup(func() {
-		if r := runCommand(t, dir, cluster.Kubeconfig, "kubectl delete -f "+file); r.code != 0 {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, "kubectl delete -f "+file); r.code != 0 {
 			t.Errorf("kubectl delete: exit %d\n%s", r.code, r.stderr)
 		}
 	})

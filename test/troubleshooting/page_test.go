@@ -86,6 +86,17 @@ type result struct {
 	code           int
 }
 
+// runAsAdmin runs the commands in order as the cluster admin (runCommand) and fails t at the
+// first that exits non-zero.
+func runAsAdmin(t *testing.T, dir string, commands ...string) {
+	t.Helper()
+	for _, command := range commands {
+		if r := runCommand(t, dir, suite.Cluster.Kubeconfig, command); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", command, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
 // runCommand runs command with bash in dir, with kubectl and apf-operator first on PATH and the
 // given kubeconfig.
 func runCommand(t *testing.T, dir, kubeconfig, command string) result {

@@ -180,7 +180,7 @@ func TestPageCommands(t *testing.T) {
 				continue
 			}
 			seen[command] = true
-			kubeconfig := cluster.Kubeconfig
+			kubeconfig := suite.Cluster.Kubeconfig
 			if asAlice[command] {
 				kubeconfig = aliceKubeconfig
 			}
@@ -197,15 +197,11 @@ func TestPageCommands(t *testing.T) {
 // applyAndWait applies the manifests with kubectl and waits until kube-apiserver enforces them.
 func applyAndWait(t *testing.T, dir string) {
 	t.Helper()
-	for _, command := range []string{
+	runAsAdmin(t, dir,
 		"kubectl apply -f ./clusters/prod/apf/",
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io/tenants flowschemas.flowcontrol.apf-operator.io/tenants",
 		"kubectl wait --for=condition=Projected --timeout=60s requestpriorities.flowcontrol.apf-operator.io --all",
-	} {
-		if r := runCommand(t, dir, cluster.Kubeconfig, command); r.code != 0 {
-			t.Fatalf("%s: exit %d\n%s%s", command, r.code, r.stdout, r.stderr)
-		}
-	}
+	)
 }
 
 // wantOutput requires the exit code and each text in standard output.

@@ -111,7 +111,7 @@ func TestWhyThrottledPage(t *testing.T) {
 			}
 			st := whySteps[next]
 			next++
-			t.Run(command, func(t *testing.T) { st.check(t, s, runCommand(t, dir, cluster.Kubeconfig, command)) })
+			t.Run(command, func(t *testing.T) { st.check(t, s, runCommand(t, dir, suite.Cluster.Kubeconfig, command)) })
 		}
 	}
 	if next != len(whySteps) {
@@ -189,14 +189,14 @@ func waitForHeaders(t *testing.T, fsUID, plUID string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		r := runCommand(t, t.TempDir(), cluster.Kubeconfig, whyHeaders)
+		r := runCommand(t, t.TempDir(), suite.Cluster.Kubeconfig, whyHeaders)
 		fs, pl := headerUIDs(t, r)
 		if fs == fsUID && pl == plUID {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			objects := runCommand(t, t.TempDir(), cluster.Kubeconfig, "kubectl get flowschemas.flowcontrol.apiserver.k8s.io "+
+			objects := runCommand(t, t.TempDir(), suite.Cluster.Kubeconfig, "kubectl get flowschemas.flowcontrol.apiserver.k8s.io "+
 				"-o custom-columns=UID:.metadata.uid,NAME:.metadata.name,PREC:.spec.matchingPrecedence,LEVEL:.spec.priorityLevelConfiguration.name,"+
 				"COND:.status.conditions[*].type,STATUS:.status.conditions[*].status; "+
 				"kubectl get prioritylevelconfigurations.flowcontrol.apiserver.k8s.io -o custom-columns=UID:.metadata.uid,NAME:.metadata.name")

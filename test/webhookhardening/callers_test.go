@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // review posts an AdmissionReview of an event creation by user straight to the operator's
@@ -115,7 +116,7 @@ func TestAPIServerCallsWithClientCertificate(t *testing.T) {
 		t.Fatalf("creating an EventRateLimit through the failurePolicy Fail webhook: %v", err)
 	}
 	t.Cleanup(func() { _ = k8s.Delete(ctx, erl) })
-	waitFor(t, 60*time.Second, "the EventRateLimit to be enforced", func() error {
+	harness.Eventually(t, 60*time.Second, "the EventRateLimit to be enforced", func() error {
 		if err := k8s.Get(ctx, client.ObjectKeyFromObject(erl), erl); err != nil {
 			return err
 		}
@@ -154,16 +155,4 @@ func postEvent(t *testing.T, c *http.Client, name, pod string) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return resp.StatusCode
-}
-
-// waitFor polls cond every 200 ms until it returns nil or timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if err = cond(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("timed out after %s waiting for %s: %v", timeout, what, err)
 }

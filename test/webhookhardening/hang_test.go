@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // events is how many events each phase creates, one after the other.
@@ -62,7 +64,7 @@ func TestHungOperator(t *testing.T) {
 			t.Errorf("event %d took %s while the operator was stopped; want at most %s", i, d, timeout+margin)
 		}
 	}
-	waitFor(t, 30*time.Second, "the webhook to serve again after SIGCONT", func() error {
+	harness.Eventually(t, 30*time.Second, "the webhook to serve again after SIGCONT", func() error {
 		_, err := review(webhookAddr, apiServerCert, apiServerKey, "u")
 		return err
 	})

@@ -19,15 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -46,50 +41,28 @@ var (
 // namespace holds the test's events.
 const namespace = "hardening"
 
-func TestMain(m *testing.M) {
-	code, err := setUp(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "webhookhardening set-up failed:", err)
-		code = 1
-	}
-	os.Exit(code)
+var suite = &harness.Suite{
+	Name:               "webhookhardening",
+	ControlPlane:       &harness.ControlPlane{Flags: map[string]string{}},
+	BeforeControlPlane: configureAdmission,
+	BeforeOperator:     createNamespaces,
+	RunOperator:        true,
+	Ready:              waitWebhook,
 }
 
-func setUp(m *testing.M) (code int, err error) {
-	ctrllog.SetLogger(logr.Discard())
-	dir, err := os.MkdirTemp("", "apf-hardening-")
+func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// configureAdmission gives kube-apiserver the admission configuration with its webhook client
+// certificate, and the operator the client CA it requires, with the events webhook on.
+func configureAdmission(s *harness.Suite) error {
+	admissionConfig, err := writeAdmissionConfig(s.Dir)
 	if err != nil {
-		return 1, err
+		return err
 	}
-	defer os.RemoveAll(dir)
-	binary, err := harness.BuildOperator(dir)
-	if err != nil {
-		return 1, err
-	}
-	admissionConfig, err := writeAdmissionConfig(dir)
-	if err != nil {
-		return 1, err
-	}
-	if cluster, err = harness.StartWith(map[string]string{"admission-control-config-file": admissionConfig}); err != nil {
-		return 1, err
-	}
-	defer func() {
-		if stopErr := cluster.Stop(); stopErr != nil && err == nil {
-			err = stopErr
-		}
-	}()
-	if err := startOperator(binary, filepath.Join(dir, "client-ca.crt")); err != nil {
-		return 1, err
-	}
-	defer func() {
-		if stopErr := operator.Stop(20 * time.Second); stopErr != nil && err == nil {
-			err = stopErr
-		}
-		if code != 0 {
-			fmt.Fprintf(os.Stderr, "operator log:\n%s\n", operator.ReadLog())
-		}
-	}()
-	return m.Run(), nil
+	s.ControlPlane.Flags["admission-control-config-file"] = admissionConfig
+	s.OperatorArgs = []string{"--enable-event-rate-limit=true", "--webhook-client-ca-file=" + filepath.Join(s.Dir, "client-ca.crt"),
+		"--manage-defaults=false", "--enforcement=none"}
+	return nil
 }
 
 // writeAdmissionConfig makes the client CA and kube-apiserver's client certificate, and writes
@@ -118,20 +91,9 @@ func writeAdmissionConfig(dir string) (string, error) {
 	return config, nil
 }
 
-// startOperator runs the binary with the events webhook on and client certificates required,
-// and waits until its webhook server serves a caller with kube-apiserver's certificate.
-func startOperator(binary, clientCAFile string) error {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return err
-	}
-	if err := flowv1.AddToScheme(s); err != nil {
-		return err
-	}
-	var err error
-	if k8s, err = client.New(cluster.Config, client.Options{Scheme: s}); err != nil {
-		return err
-	}
+// createNamespaces creates the operator's namespace and the one of the test's events.
+func createNamespaces(s *harness.Suite) error {
+	cluster, k8s = s.Cluster, s.Client
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, ns := range []string{"apf-system", namespace} {
@@ -139,13 +101,14 @@ func startOperator(binary, clientCAFile string) error {
 			return err
 		}
 	}
-	port := cluster.Env.WebhookInstallOptions.LocalServingPort
-	webhookAddr = "127.0.0.1:" + strconv.Itoa(port)
-	args := append(cluster.OperatorArgs("0"), "--enable-event-rate-limit=true",
-		"--webhook-client-ca-file="+clientCAFile, "--manage-defaults=false", "--enforcement=none")
-	if operator, err = cluster.StartOperator(binary, args...); err != nil {
-		return err
-	}
+	return nil
+}
+
+// waitWebhook waits until the operator's webhook server serves a caller with kube-apiserver's
+// certificate.
+func waitWebhook(s *harness.Suite) error {
+	operator = s.Operator
+	webhookAddr = "127.0.0.1:" + strconv.Itoa(cluster.Env.WebhookInstallOptions.LocalServingPort)
 	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		_, err := review(webhookAddr, apiServerCert, apiServerKey, "u")
 		if err == nil {
