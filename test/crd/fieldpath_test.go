@@ -1,6 +1,8 @@
 package crd
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -165,7 +167,7 @@ func offlineErrors(t *testing.T, file string) map[objectKey]sets.Set[string] {
 // object (none when it accepts the object). ok is false when the file is not YAML.
 func liveErrors(t *testing.T, file string) (map[objectKey]liveResult, bool) {
 	t.Helper()
-	docs, err := validate.ReadDocuments([]string{file}, nil)
+	docs, err := manifest.ReadDocuments([]string{file}, nil)
 	if err != nil {
 		return nil, false
 	}

@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -134,7 +136,7 @@ func reload(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1.FlowS
 	if code := validate.Run([]string{"-f", file}, nil, &findings, &summary); code != validate.ExitOK {
 		t.Fatalf("validate: exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
 	}
-	rps, fss, err := validate.LoadObjects([]string{file}, nil)
+	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

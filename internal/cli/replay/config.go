@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"context"
 	"fmt"
 	"io"
@@ -15,7 +17,6 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -73,7 +74,7 @@ type Projection struct {
 // kube-apiserver would hold once the operator projected them onto base: base's objects that
 // the operator does not own, plus the projection.
 func LoadProjected(paths []string, stdin io.Reader, base NativeObjects, p Projection) (NativeObjects, error) {
-	rps, fss, err := validate.LoadObjects(paths, stdin)
+	rps, fss, err := manifest.LoadObjects(paths, stdin)
 	if err != nil {
 		return NativeObjects{}, err
 	}

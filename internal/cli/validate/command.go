@@ -1,11 +1,12 @@
 package validate
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -51,23 +52,6 @@ type options struct {
 	unmatched  string
 	strict     bool
 	allowEmpty bool
-}
-
-// PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain and
-// import take their manifests the same way.
-type PathList []string
-
-// String joins the paths with commas.
-func (p *PathList) String() string { return strings.Join(*p, ",") }
-
-// Set adds the comma-separated paths of one -f value.
-func (p *PathList) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s != "" {
-			*p = append(*p, s)
-		}
-	}
-	return nil
 }
 
 // Run executes `apf-operator validate` with args (the arguments after the subcommand) and
@@ -160,7 +144,7 @@ func (o *options) complete() error {
 		return cmdutil.UsageErrorf("--native-unmatched: %v", err)
 	}
 	for _, g := range o.excludes {
-		if err := checkGlob(g); err != nil {
+		if err := manifest.CheckGlob(g); err != nil {
 			return cmdutil.UsageErrorf("--exclude %q: %v", g, err)
 		}
 	}
@@ -169,18 +153,18 @@ func (o *options) complete() error {
 
 // run reads, checks and reports; the summary goes to standard error.
 func (o *options) run(streams genericiooptions.IOStreams) error {
-	docs, readFindings := collect(o.paths, o.excludes, streams.In)
+	docs, readFindings := manifest.Read(o.paths, o.excludes, streams.In)
 	checked, objs, skipped := check(context.Background(), docs)
 	findings := append(readFindings, checked...)
 	if o.target == TargetNative {
 		unmatched, _ := native.ParseUnmatched(o.unmatched)
 		findings = append(findings, nativeFindings(objs, int32(o.maxSeatLoss), unmatched)...)
 	}
-	sortFindings(findings)
+	manifest.SortFindings(findings)
 	if err := report(findings, o.output, streams.Out); err != nil {
 		return &cmdutil.ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the findings: %w", err)}
 	}
-	errs, warnings := count(findings)
+	errs, warnings := manifest.Count(findings)
 	fmt.Fprintf(streams.ErrOut, "%d object(s) checked: %d error(s), %d warning(s)", len(objs), errs, warnings)
 	if skipped > 0 {
 		fmt.Fprintf(streams.ErrOut, "; %d document(s) of other kinds skipped", skipped)

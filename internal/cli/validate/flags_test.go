@@ -1,13 +1,13 @@
 package validate
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -73,26 +73,8 @@ func TestExcludeHelmTemplates(t *testing.T) {
 	}
 }
 
-func TestExcludeMatches(t *testing.T) {
-	for _, c := range []struct {
-		rel  string
-		glob string
-		want bool
-	}{
-		{"app/templates/x.yaml", "templates/*", true},
-		{"app/templates/crds", "templates/*", true},
-		{"app/templates/crds/x.yaml", "templates/*", false}, // its directory is excluded instead
-		{"app/values.yaml", "templates/*", false},
-		{"a/b/x.tpl.yaml", "*.tpl.yaml", true},
-		{"a/b/x.yaml", "*.tpl.yaml", false},
-		{"a/b", "./a/b/", true},
-		{"x/a/b", "a/b", true},
-		{"ab/c", "b/c", false},
-	} {
-		if got := excluded(c.rel, []string{c.glob}); got != c.want {
-			t.Errorf("excluded(%q, %q) = %v, want %v", c.rel, c.glob, got, c.want)
-		}
-	}
+// TestExcludeDirectoriesAndFiles: --exclude leaves out a directory searched and a file given by name.
+func TestExcludeDirectoriesAndFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "keep", "rp.yaml"), rpDoc)
 	writeFile(t, filepath.Join(dir, "skip", "broken.yaml"), "{{ .Values }}: [\n")
@@ -181,7 +163,7 @@ func TestFindingsSorted(t *testing.T) {
 	if code != ExitError || len(findings) < 20 {
 		t.Fatalf("exit %d, %d findings", code, len(findings))
 	}
-	less := func(a, b finding) int {
+	less := func(a, b manifest.Finding) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	}
 	if !slices.IsSortedFunc(findings, less) {
@@ -212,16 +194,5 @@ func TestSchemaEdgeCases(t *testing.T) {
 		"<stdin>:14:8: spec.matchingPriority: Invalid value: \"float64\": spec.matchingPriority in body must be of type int32: \"float64\"\n"
 	if code != ExitError || out != want {
 		t.Errorf("exit %d, findings:\n%s\nwant:\n%s", code, out, want)
-	}
-}
-
-// TestFindingWithoutPath: a field.Error with no path (a rule about the whole object) is a
-// finding without a field, at the object's first key.
-func TestFindingWithoutPath(t *testing.T) {
-	objs, _ := decode(document{file: "f", index: 0, line: 3, data: []byte("# c\n" + rpDoc)})
-	got := fieldFindings(objs[0], field.ErrorList{field.Invalid(nil, nil, "whole object")}, nil)
-	if len(got) != 1 || got[0].Field != "" || got[0].Line != 4 || got[0].Column != 1 ||
-		got[0].String() != `f:4:1: Invalid value: null: whole object` {
-		t.Errorf("got %+v (%s)", got, got[0].String())
 	}
 }

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"github.com/apf-operator/apf-operator/internal/manifest"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -135,9 +137,9 @@ func matchPrefixes(got, prefixes []string) bool {
 
 // expectation renders a finding as a corpus file's `# expect:` line does:
 // DOC: [warning: ][FIELD: ]MESSAGE.
-func expectation(f finding) string {
+func expectation(f manifest.Finding) string {
 	s := fmt.Sprintf("%d: ", f.Document)
-	if f.Severity == severityWarning {
+	if f.Severity == manifest.SeverityWarning {
 		s += "warning: "
 	}
 	if f.Field != "" {
@@ -147,10 +149,10 @@ func expectation(f finding) string {
 }
 
 // runJSON runs validate -o json and returns the exit code, the findings and standard error.
-func runJSON(t *testing.T, args ...string) (int, []finding, string) {
+func runJSON(t *testing.T, args ...string) (int, []manifest.Finding, string) {
 	t.Helper()
 	code, out, errOut := run(t, "", append([]string{"-o", "json"}, args...)...)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []manifest.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("exit %d, output is not JSON: %v\n%s%s", code, err, out, errOut)
 	}
@@ -161,14 +163,14 @@ func TestJSONOutput(t *testing.T) {
 	file := filepath.Join(corpus, "invalid", "rp-hand-size-limit.yaml")
 	code, out, _ := run(t, "", "-o", "json", "-f", file)
 	var got struct {
-		Findings []finding `json:"findings"`
-		Errors   int       `json:"errors"`
-		Warnings int       `json:"warnings"`
+		Findings []manifest.Finding `json:"findings"`
+		Errors   int                `json:"errors"`
+		Warnings int                `json:"warnings"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	want := finding{File: file, Document: 0, Line: 10, Column: 3, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
+	want := manifest.Finding{File: file, Document: 0, Line: 10, Column: 3, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
 		Field: "spec.handSize"}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 0 || len(got.Findings) != 1 {
 		t.Fatalf("exit %d, %+v", code, got)
@@ -335,7 +337,7 @@ func TestNativeShareBudget(t *testing.T) {
 func reportedNames(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
 	_, out, _ := run(t, "", "--target", "native", "--native-max-seat-loss-percent", fmt.Sprint(maxSeatLoss), "-o", "json", "-f", file)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []manifest.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +352,7 @@ func reportedNames(t *testing.T, file string, maxSeatLoss int32) []string {
 // notProjected asks native.Project directly which objects of file are not expressible.
 func notProjected(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
-	rps, fss, err := LoadObjects([]string{file}, nil)
+	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
