@@ -1,8 +1,6 @@
 package apf
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // StaticSource is a fixed configuration, typically read from manifests with LoadManifests.

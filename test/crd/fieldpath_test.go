@@ -1,8 +1,6 @@
 package crd
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -23,6 +21,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 

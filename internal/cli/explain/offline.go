@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"os"
 	"strings"
 
@@ -10,6 +8,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/nativeview"
 )

@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // Kinds of the native objects.

@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"bytes"
 	"os"
 	"path/filepath"
@@ -19,6 +17,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )

@@ -1,8 +1,6 @@
 package recommend
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +21,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // savedEpoch is the time given to the first saved /metrics text (they have none); the second

@@ -1,8 +1,6 @@
 package recommend
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"fmt"
 	"math"
 	"sort"
@@ -12,6 +10,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 

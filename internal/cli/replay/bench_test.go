@@ -1,13 +1,13 @@
 package replay
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // benchClassifiers are the benchmark's configurations: kube-apiserver's bootstrap objects as

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"context"
 	"fmt"
 	"io"
@@ -17,6 +15,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 

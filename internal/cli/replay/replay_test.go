@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/audit"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 

@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // manyObjects is a stream of one RequestPriority and n FlowSchemas referring to it.

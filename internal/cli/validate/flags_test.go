@@ -1,14 +1,13 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"cmp"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 

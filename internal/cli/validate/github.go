@@ -1,12 +1,12 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // Output formats of -o.

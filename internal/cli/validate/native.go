@@ -1,12 +1,11 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 

@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -16,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 

@@ -1,14 +1,14 @@
 package validate
 
 import (
-	"github.com/apf-operator/apf-operator/internal/manifest"
-
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // wantMarker starts the comment that marks, on a line of a corpus file, the findings expected
