@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,11 +50,12 @@ func (o Object) KindName() (string, string) {
 	return "FlowSchema", o.FS.Name
 }
 
-// Decode returns the APF objects of a document (none for other API groups or for documents
-// that are not objects; the items of a List), the findings of APF documents that cannot be
-// decoded and warnings about native flow control objects. Only APF documents are held to
-// strict YAML (no duplicate keys), so that unrelated files in a searched directory cannot fail
-// the check.
+// Decode returns the APF objects of a document (none for other API groups or for a document
+// of comments only; the items of a List), the findings of APF documents that cannot be
+// decoded, of documents that are not Kubernetes objects (no apiVersion or kind, not a
+// mapping) or whose group looks like a misspelling of this operator's, and warnings about
+// native flow control objects. Only APF documents are held to strict YAML (no duplicate
+// keys), so that other projects' files in a searched directory cannot fail the check.
 func Decode(doc Document) ([]Object, []Finding) {
 	data, err := yaml.YAMLToJSON(doc.Data)
 	if err != nil {
@@ -80,19 +82,29 @@ func syntaxFinding(doc Document, err error) Finding {
 // decodeJSON decodes one JSON value: an APF object, a List, a native flow control object
 // (a warning), or anything else (skipped).
 func decodeJSON(doc Document, data []byte) ([]Object, []Finding) {
+	if string(data) == "null" {
+		return nil, nil // comments only: nothing to check
+	}
 	var meta metav1.TypeMeta
 	if err := json.Unmarshal(data, &meta); err != nil {
-		return nil, nil // not an object (null, a scalar, a list) or not a Kubernetes one
+		return nil, []Finding{DocFinding(doc, "", "", "", "not a Kubernetes object: a manifest document is a "+
+			"mapping with apiVersion and kind")}
 	}
-	gv, err := schema.ParseGroupVersion(meta.APIVersion)
-	if err != nil {
-		return nil, nil // not a Kubernetes apiVersion, so not one of ours
+	if meta.APIVersion == "" && meta.Kind == "" && isKustomization(doc.File) {
+		return nil, nil // kustomize's own file, which may omit both: another tool's document
 	}
+	if f := typeMetaFinding(doc, meta); f != nil {
+		return nil, []Finding{*f}
+	}
+	gv, _ := schema.ParseGroupVersion(meta.APIVersion) // checked by typeMetaFinding
 	switch {
 	case gv.Group == "" && meta.Kind == "List":
 		return decodeList(doc, data)
 	case gv.Group == nativeGroup:
 		return nil, []Finding{nativeObjectFinding(doc, meta, data)}
+	case gv.Group != v1alpha1.GroupVersion.Group && LooksLikeOurGroup(gv.Group):
+		return nil, []Finding{DocFinding(doc, meta.Kind, "", "apiVersion", fmt.Sprintf(
+			"unknown API group %q: did you mean %s?", gv.Group, v1alpha1.GroupVersion))}
 	case gv.Group != v1alpha1.GroupVersion.Group:
 		return nil, nil // not an APF object of this operator: skipped
 	case gv.Version != v1alpha1.GroupVersion.Version:
@@ -112,6 +124,67 @@ func decodeJSON(doc Document, data []byte) ([]Object, []Finding) {
 	}
 	return nil, []Finding{DocFinding(doc, meta.Kind, "", "kind", fmt.Sprintf(
 		"unsupported kind %q in %s: use RequestPriority, FlowSchema or EventRateLimit", meta.Kind, v1alpha1.GroupVersion))}
+}
+
+// typeMetaFinding is an error when the document lacks apiVersion or kind, or its apiVersion
+// is malformed, as `kubectl apply` refuses it; nil when both are there.
+func typeMetaFinding(doc Document, meta metav1.TypeMeta) *Finding {
+	var f Finding
+	switch _, err := schema.ParseGroupVersion(meta.APIVersion); {
+	case meta.APIVersion == "":
+		f = DocFinding(doc, meta.Kind, "", "apiVersion", "Required value: every object names its apiVersion, "+
+			"for this operator's objects "+v1alpha1.GroupVersion.String())
+	case err != nil:
+		f = DocFinding(doc, meta.Kind, "", "apiVersion", "Invalid value: "+err.Error())
+	case meta.Kind == "":
+		f = DocFinding(doc, "", "", "kind", "Required value: every object names its kind")
+	default:
+		return nil
+	}
+	return &f
+}
+
+// isKustomization reports whether file is one of the names kustomize reads its
+// configuration from.
+func isKustomization(file string) bool {
+	switch filepath.Base(file) {
+	case "kustomization.yaml", "kustomization.yml", "Kustomization":
+		return true
+	}
+	return false
+}
+
+// ourGroupSuffix is the end of the API groups of this operator's family.
+const ourGroupSuffix = "apf-operator.io"
+
+// LooksLikeOurGroup reports whether group is meant to be this operator's: another group of the
+// apf-operator.io family, or one within three edits of flowcontrol.apf-operator.io (a typo
+// such as flowcontrol.apf-operater.io). Such documents are findings, not skipped as another
+// project's objects, so that a typo cannot pass unchecked.
+func LooksLikeOurGroup(group string) bool {
+	return strings.HasSuffix(group, "."+ourGroupSuffix) || group == ourGroupSuffix ||
+		editDistance(group, v1alpha1.GroupVersion.Group) <= 3
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // nativeObjectFinding warns that a native flow control object is not checked, and how to
@@ -184,4 +257,10 @@ func strictFinding(doc Document, kind, name string, err error) Finding {
 		return DocFinding(doc, kind, name, withPath.FieldPath(), msg)
 	}
 	return DocFinding(doc, kind, name, "", err.Error())
+}
+
+// CommentsOnly reports whether the document holds nothing but comments (and blank lines).
+func (d Document) CommentsOnly() bool {
+	data, err := yaml.YAMLToJSON(d.Data)
+	return err == nil && string(data) == "null"
 }

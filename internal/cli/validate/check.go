@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -23,7 +24,7 @@ func check(ctx context.Context, docs []manifest.Document) ([]manifest.Finding, [
 	skipped := 0
 	for _, d := range docs {
 		o, f := manifest.Decode(d)
-		if len(o)+len(f) == 0 {
+		if len(o)+len(f) == 0 && !d.CommentsOnly() {
 			skipped++
 		}
 		objs, findings = append(objs, o...), append(findings, f...)
@@ -40,6 +41,7 @@ func check(ctx context.Context, docs []manifest.Document) ([]manifest.Finding, [
 	set := newSet(objs, schemaErrs)
 	for i, o := range objs {
 		errs, warnings := rules(ctx, o, set)
+		locateDuplicateLevels(o, objs, errs)
 		findings = append(findings, manifest.FieldFindings(o, merge(schemaErrs[i], errs), warnings)...)
 	}
 	return findings, objs, skipped
@@ -122,4 +124,28 @@ func names(objs []manifest.Object) []manifest.Finding {
 		}
 	}
 	return findings
+}
+
+// locateDuplicateLevels adds to a duplicate-level error of o where the other RequestPriorities
+// at its level are written (FILE:LINE:COLUMN of their spec.priorityLevel), which the webhook's
+// message cannot say. Objects with a value of the wrong type are left out, as newSet leaves them.
+func locateDuplicateLevels(o manifest.Object, objs []manifest.Object, errs field.ErrorList) {
+	if o.RP == nil {
+		return
+	}
+	for _, e := range errs {
+		if e.Type != field.ErrorTypeDuplicate || e.Field != "spec.priorityLevel" {
+			continue
+		}
+		var at []string
+		for _, other := range objs {
+			if other.RP != nil && other.RP != o.RP && other.DecodeErr == nil && other.RP.Spec.PriorityLevel == o.RP.Spec.PriorityLevel {
+				p := other.Doc.FieldPosition("spec.priorityLevel")
+				at = append(at, fmt.Sprintf("%q at %s:%d:%d", other.RP.Name, other.Doc.File, p.Line, p.Column))
+			}
+		}
+		if len(at) > 0 {
+			e.Detail += " (" + strings.Join(at, ", ") + ")"
+		}
+	}
 }

@@ -68,7 +68,7 @@ func TestGoldenOutputs(t *testing.T) {
 		})
 	}
 	code, out, errOut := run(t, "", "-o", outputGitHub, "-f", dir)
-	summary := fmt.Sprintf("object(s) checked: %d error(s), %d warning(s)", counts.Errors, counts.Warnings)
+	summary := fmt.Sprintf("object(s) checked for --target filter: %d error(s), %d warning(s)", counts.Errors, counts.Warnings)
 	if code != ExitError || counts.Errors == 0 || !strings.Contains(errOut, summary) ||
 		strings.Count(out, "::error ") != counts.Errors || strings.Count(out, "::warning ") != counts.Warnings {
 		t.Errorf("exit %d; JSON counts %+v; summary %q; %d ::error and %d ::warning annotations", code, counts, errOut,
@@ -200,7 +200,7 @@ func TestKustomizeBuildOnStdin(t *testing.T) {
 			t.Errorf("finding %d = %+v, want %+v", i, f, want[i])
 		}
 	}
-	if !strings.HasSuffix(errOut, "2 object(s) checked: 1 error(s), 1 warning(s); 1 document(s) of other kinds skipped\n") {
+	if !strings.HasSuffix(errOut, "2 object(s) checked for --target filter: 1 error(s), 1 warning(s); 1 document(s) of other kinds skipped\n") {
 		t.Errorf("summary = %q", errOut)
 	}
 	_, out, _ = run(t, stream, "-o", "github", "-f", "-")
