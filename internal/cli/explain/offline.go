@@ -16,6 +16,7 @@ import (
 // offline answers from the manifests: kube-apiserver's bootstrap objects with the manifests'
 // projection, made with the operator's settings given by the flags.
 func (o *options) offline(a *request.Attributes) (*Report, error) {
+	hintShortName(o.errOut, a)
 	rps, fss, err := manifest.LoadObjects(o.paths, os.Stdin)
 	if err != nil {
 		return nil, err
