@@ -83,6 +83,10 @@ func TestKubectlPlugin(t *testing.T) {
 		{[]string{"apf", "version", "--help"}, 0, "kubectl apf version [flags]", ""},
 		// kubectl's shell completion of `kubectl apf ver` runs kubectl_complete-apf.
 		{[]string{"__complete", "apf", "ver"}, 0, "version\tShow the build's version\n:4\n", ""},
+		// ... and the values of its enum flags.
+		{[]string{"__complete", "apf", "validate", "--target", ""}, 0, "native\nfilter\n:4\n", ""},
+		{[]string{"__complete", "apf", "top", "-o", ""}, 0, "json\nyaml\n:4\n", ""},
+		{[]string{"__complete", "apf", "explain", "--native-unmatched", ""}, 0, "kube-apiserver\noperator\n:4\n", ""},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
