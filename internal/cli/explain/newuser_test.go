@@ -56,3 +56,16 @@ func TestShortNameHintOffline(t *testing.T) {
 		t.Errorf("pods: stderr %q, want none", errOut)
 	}
 }
+
+// TestLongRunningSaidOnce: for pods/log, which kube-apiserver serves unclassified, no line
+// claims that a schema classifies the request or that it is exempt.
+func TestLongRunningSaidOnce(t *testing.T) {
+	for _, as := range [][]string{{"--as", "alice"}, {"--as", "root", "--as-group", "system:masters"}} {
+		args := append([]string{"-f", samples(), "--verb", "get", "--resource", "pods/log", "-n", "t-1"}, as...)
+		code, out, errOut := run(t, args...)
+		if code != 0 || !strings.Contains(out, "serves it unclassified") || strings.Contains(out, "classify the request") ||
+			strings.Contains(out, "always exempt") || !strings.Contains(out, "Operator:") {
+			t.Errorf("%v: exit %d:\n%s%s", as, code, out, errOut)
+		}
+	}
+}
