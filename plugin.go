@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/cli/explain"
 	"github.com/apf-operator/apf-operator/internal/cli/recommend"
 	"github.com/apf-operator/apf-operator/internal/cli/replay"
@@ -56,6 +57,7 @@ func newPluginCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	cmdutil.AddGlobalFlags(root)
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		validate.NewCommand(streams),

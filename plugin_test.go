@@ -61,10 +61,10 @@ func TestKubectlPlugin(t *testing.T) {
 		stderrIn string
 	}{
 		{[]string{"plugin", "list"}, 0, plugin + "\n", ""}, // kubectl_complete-apf is not a plugin
-		{[]string{"apf", "validate", "-f", valid}, 0, "", "10 object(s) checked: 0 error(s), 0 warning(s)"},
+		{[]string{"apf", "validate", "--target", "filter", "-f", valid}, 0, "", "10 object(s) checked for --target filter: 0 error(s), 0 warning(s)"},
 		{[]string{"apf", "validate", "-o", "github", "-f", invalid}, 1,
 			"::error file=" + invalid + ",line=10,col=3,title=RequestPriority/too-large-hand spec.handSize::Invalid value: 12",
-			"1 object(s) checked: 1 error(s), 0 warning(s)"},
+			"1 object(s) checked for --target native: 1 error(s), 0 warning(s)"},
 		{[]string{"apf", "validate", "-o", "xml", "-f", invalid}, 2, "", `unsupported output "xml"`},
 		{[]string{"apf", "explain", "-f", valid, "--as", "alice", "--as-group", "system:masters", "--verb", "get",
 			"--path", "/healthz"}, 0, "system:masters is always exempt", ""},
@@ -76,6 +76,10 @@ func TestKubectlPlugin(t *testing.T) {
 		{[]string{"apf", "version", "--help"}, 0, "kubectl apf version [flags]", ""},
 		// kubectl's shell completion of `kubectl apf ver` runs kubectl_complete-apf.
 		{[]string{"__complete", "apf", "ver"}, 0, "version\tShow the build's version\n:4\n", ""},
+		// ... and the values of its enum flags.
+		{[]string{"__complete", "apf", "validate", "--target", ""}, 0, "native\nfilter\n:4\n", ""},
+		{[]string{"__complete", "apf", "top", "-o", ""}, 0, "json\nyaml\n:4\n", ""},
+		{[]string{"__complete", "apf", "explain", "--native-unmatched", ""}, 0, "kube-apiserver\noperator\n:4\n", ""},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

@@ -28,6 +28,7 @@ manifests and on a cluster.`,
 		Version: version.Get().String(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
+	cmdutil.AddGlobalFlags(root)
 	root.AddCommand(
 		newManagerCommand(),
 		validate.NewCommand(streams),

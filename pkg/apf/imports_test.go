@@ -2,8 +2,11 @@ package apf_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apf-operator/apf-operator/internal/apitest"
 )
 
 // goListDeps returns the packages pattern depends on.
@@ -40,6 +43,30 @@ func TestFilterPackageLeavesAPIServerOut(t *testing.T) {
 			if strings.HasPrefix(p, heavy) {
 				t.Errorf("package apf depends on %s", p)
 			}
+		}
+	}
+}
+
+// commandLinePackages are the command-line libraries the CLI uses and the public packages must
+// not: an API server that embeds the filter should not link cobra or kubectl's cli-runtime.
+var commandLinePackages = []string{"github.com/spf13/cobra", "k8s.io/cli-runtime"}
+
+// TestPublicPackagesAreFreeOfCommandLinePackages keeps pkg/apf and its subpackages free of
+// cobra and cli-runtime: they read manifests through internal/manifest, never through a
+// command's package.
+func TestPublicPackagesAreFreeOfCommandLinePackages(t *testing.T) {
+	for _, prefix := range commandLinePackages {
+		apitest.AssertFreeOf(t, "./...", prefix)
+	}
+}
+
+// TestCommandLinePackagesAreSpelledRight: the CLI's validate command does depend on every
+// forbidden package, so a misspelled prefix cannot make the check above pass vacuously.
+func TestCommandLinePackagesAreSpelledRight(t *testing.T) {
+	deps := goListDeps(t, "../../internal/cli/validate")
+	for _, prefix := range commandLinePackages {
+		if !slices.ContainsFunc(deps, func(p string) bool { return strings.HasPrefix(p, prefix) }) {
+			t.Errorf("internal/cli/validate does not depend on %s: is the prefix spelled right?", prefix)
 		}
 	}
 }

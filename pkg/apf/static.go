@@ -8,7 +8,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // StaticSource is a fixed configuration, typically read from manifests with LoadManifests.
@@ -28,7 +28,7 @@ func LoadManifests(paths ...string) (*StaticSource, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("apf.LoadManifests: no paths: name the manifest files or directories")
 	}
-	rps, fss, err := validate.LoadObjects(paths, os.Stdin)
+	rps, fss, err := manifest.LoadObjects(paths, os.Stdin)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
@@ -131,7 +132,7 @@ func sameList(t *testing.T, what string, got, want []string) {
 func offlineErrors(t *testing.T, file string) map[objectKey]sets.Set[string] {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if code := validate.Run([]string{"-o", "json", "-f", file}, nil, &out, &errOut); code != validate.ExitError {
+	if code := validate.Run([]string{"--target", "filter", "-o", "json", "-f", file}, nil, &out, &errOut); code != validate.ExitError {
 		t.Fatalf("validate exit %d, want %d: %s", code, validate.ExitError, errOut.String())
 	}
 	var report struct {
@@ -165,7 +166,7 @@ func offlineErrors(t *testing.T, file string) map[objectKey]sets.Set[string] {
 // object (none when it accepts the object). ok is false when the file is not YAML.
 func liveErrors(t *testing.T, file string) (map[objectKey]liveResult, bool) {
 	t.Helper()
-	docs, err := validate.ReadDocuments([]string{file}, nil)
+	docs, err := manifest.ReadDocuments([]string{file}, nil)
 	if err != nil {
 		return nil, false
 	}

@@ -116,7 +116,7 @@ func startOperator(t *testing.T, configure func(*operator.Options)) (stop func()
 func uninstall(t *testing.T) {
 	t.Helper()
 	var out bytes.Buffer
-	if err := prune.Prune(context.Background(), k8s, false, &out); err != nil {
+	if err := prune.Prune(context.Background(), k8s, prune.DryRunNone, &out); err != nil {
 		t.Fatalf("prune-native: %v\n%s", err, out.String())
 	}
 	t.Logf("prune-native:\n%s", out.String())

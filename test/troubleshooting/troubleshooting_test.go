@@ -112,7 +112,7 @@ var checks = map[string]check{
 	},
 	`apf-operator validate --target native -f ./clusters/prod/apf/   # why, for each object, offline`: func(t *testing.T, _ *state, r result) {
 		wantOutput(t, r, 0)
-		if !strings.Contains(r.stderr, "2 object(s) checked: 0 error(s), 0 warning(s)") {
+		if !strings.Contains(r.stderr, "2 object(s) checked for --target native: 0 error(s), 0 warning(s)") {
 			t.Errorf("summary: %q", r.stderr)
 		}
 	},

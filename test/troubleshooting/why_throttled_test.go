@@ -54,7 +54,7 @@ var whySteps = []step{
 			wantExplainedUIDs(t, r, s.flowSchemaUID, s.priorityLevelUID)
 		}},
 	{`apf-operator validate --target native -f team-b.yaml`, func(t *testing.T, _ *state, r result) {
-		if r.code != 0 || !strings.Contains(r.stderr, "2 object(s) checked: 0 error(s), 0 warning(s)") {
+		if r.code != 0 || !strings.Contains(r.stderr, "2 object(s) checked for --target native: 0 error(s), 0 warning(s)") {
 			t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	}},

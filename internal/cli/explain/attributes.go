@@ -24,6 +24,17 @@ var lowerName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // version is an API version segment (v1, v1beta2, v2alpha1), as in deployments.v1.apps.
 var version = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 
+// verbs are every verb --verb takes, resource and non-resource, for completion.
+func verbs() []string {
+	out := slices.Clone(resourceVerbs)
+	for _, v := range nonResourceVerbs {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // checkVerb returns an error naming the valid verbs when verb is not one kube-apiserver
 // produces for the kind of request.
 func checkVerb(verb string, resourceRequest bool) error {

@@ -18,6 +18,8 @@ package explain
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,6 +46,8 @@ type options struct {
 	// operator and unmatched describe the operator's settings for the offline projection.
 	operator  string
 	unmatched string
+	// errOut is standard error, for hints.
+	errOut io.Writer
 	// Deprecated spellings, kept for scripts written before --as.
 	user, apiGroup, subresource string
 	groups                      []string
@@ -57,7 +61,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 
 // newCommand returns `explain` and the options its flags fill.
 func newCommand(streams genericiooptions.IOStreams) (*cobra.Command, *options) {
-	o := &options{config: genericclioptions.NewConfigFlags(true)}
+	o := &options{config: genericclioptions.NewConfigFlags(true), errOut: streams.ErrOut}
 	o.config.AuthInfoName = nil // --user names the request's user (deprecated), not a kubeconfig user
 	cmd := &cobra.Command{
 		Use:   "explain --as USER [--as-group GROUP]... [--verb VERB] (--resource RESOURCE[.GROUP][/SUB] [-n NS] [--name NAME] | --path /PATH) [-f PATH]...",
@@ -80,6 +84,7 @@ binary was built with, the manifests projected in place of the operator's object
   apf-operator explain -f ./clusters/prod/apf/ --as alice --verb create --resource pods -n team-a --in-process`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			deprecated.Warn(c.Flags(), streams.ErrOut)
 			a, err := o.attributes()
 			if err != nil {
 				return err
@@ -92,12 +97,15 @@ binary was built with, the manifests projected in place of the operator's object
 		},
 	}
 	o.addFlags(cmd.Flags())
+	cmdutil.CompleteValues(cmd, "output", "text", "json", "yaml")
+	cmdutil.CompleteValues(cmd, "verb", verbs()...)
+	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
 	return cmd, o
 }
 
 func (o *options) addFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVarP(&o.paths, "filename", "f", nil, "manifest file or directory (recursively), or - for stdin; "+
-		"repeatable. Offline: kube-apiserver's bootstrap objects with these projected, not the cluster")
+	fs.StringSliceVarP(&o.paths, "filename", "f", nil, "manifest file or directory (recursively), or - for stdin; "+
+		"repeatable or comma-separated, as kubectl's -f. Offline: kube-apiserver's bootstrap objects with these projected, not the cluster")
 	fs.StringVar(&o.verb, "verb", "get", "the request's verb, as kube-apiserver names it: get, list, watch, create, update, patch, "+
 		"delete, deletecollection, proxy; for --path the lower-case HTTP method (get, head, post, put, patch, delete, options)")
 	fs.StringVar(&o.resource, "resource", "", "the resource as kubectl writes it: RESOURCE[.VERSION][.GROUP][/SUBRESOURCE], "+
@@ -124,11 +132,13 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.groups, "groups", nil, "the request's groups, comma-separated")
 	fs.StringVar(&o.apiGroup, "api-group", "", "the resource's API group")
 	fs.StringVar(&o.subresource, "subresource", "", "the subresource")
-	for flag, use := range map[string]string{"user": "--as", "groups": "--as-group", "api-group": "--resource RESOURCE.GROUP",
-		"subresource": "--resource RESOURCE/SUBRESOURCE"} {
-		_ = fs.MarkDeprecated(flag, "use "+use)
-	}
+	deprecated.Hide(fs)
 }
+
+// deprecated are the spellings kept for scripts written before --as; their notices go to
+// standard error.
+var deprecated = cmdutil.Deprecated{"user": "--as", "groups": "--as-group", "api-group": "--resource RESOURCE.GROUP",
+	"subresource": "--resource RESOURCE/SUBRESOURCE"}
 
 // attributes builds the request from the flags, with the implicit groups; errors are usage
 // errors naming the flag and the fix.
@@ -145,6 +155,8 @@ func (o *options) attributes() (*request.Attributes, error) {
 			"--as system:serviceaccount:NAMESPACE:NAME")
 	case o.path == "" && o.resource == "":
 		return nil, cmdutil.UsageErrorf("give --resource for a resource request or --path for a non-resource request")
+	case o.path != "" && !strings.HasPrefix(o.path, "/"):
+		return nil, cmdutil.UsageErrorf("--path %q: a URL path starts with /, e.g. --path /%s", o.path, o.path)
 	case o.path != "" && (o.resource != "" || a.Namespace != "" || a.Name != "" || o.apiGroup != "" || o.subresource != ""):
 		return nil, cmdutil.UsageErrorf("--path describes a non-resource request: drop --resource, --namespace and --name")
 	case o.output != "text" && o.output != "json" && o.output != "yaml":

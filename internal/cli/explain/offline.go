@@ -8,7 +8,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
@@ -16,7 +16,8 @@ import (
 // offline answers from the manifests: kube-apiserver's bootstrap objects with the manifests'
 // projection, made with the operator's settings given by the flags.
 func (o *options) offline(a *request.Attributes) (*Report, error) {
-	rps, fss, err := validate.LoadObjects(o.paths, os.Stdin)
+	hintShortName(o.errOut, a)
+	rps, fss, err := manifest.LoadObjects(o.paths, os.Stdin)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,10 @@ func ours(cfg *effective.Config, a *request.Attributes, ans *nativeview.Answer,
 	s := res.Schema
 	applied := ans.Source == native.Source("FlowSchema", s.Name)
 	switch {
+	case !ans.Classified && (s == cfg.MastersBackstop || s == cfg.CatchAll):
+		// Said once, as the kube-apiserver line says it: no schema applies, the backstops neither.
+		return &Ours{Summary: "no FlowSchema applies, the operator's neither: kube-apiserver serves the request " +
+			"unclassified (long-running)"}
 	case s == cfg.MastersBackstop:
 		return &Ours{Projected: true, Summary: "system:masters is always exempt: kube-apiserver's mandatory exempt schema"}
 	case s == cfg.CatchAll && applied:

@@ -13,8 +13,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
-// manifest is what is printed of an object: no status, no empty metadata fields.
-type manifest struct {
+// printed is what is printed of an object: no status, no empty metadata fields.
+type printed struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -47,7 +47,7 @@ func Write(w io.Writer, res *Result) error {
 }
 
 func writeDoc(b *strings.Builder, kind, name string, spec any, sources map[string]string) error {
-	m := manifest{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
+	m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
 	m.Metadata.Name = name
 	data, err := yaml.Marshal(m)
 	if err != nil {
@@ -82,7 +82,7 @@ func (res *Result) Report(w io.Writer) {
 func (res *Result) List() (*unstructured.UnstructuredList, error) {
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
 	add := func(kind, name string, spec any) error {
-		m := manifest{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
+		m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
 		m.Metadata.Name = name
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m)
 		if err != nil {

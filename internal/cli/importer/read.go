@@ -14,7 +14,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // Kinds of the native objects.
@@ -41,7 +41,7 @@ type reader struct {
 // readFiles decodes the native objects of the given paths. Every error names the file and
 // the document.
 func readFiles(paths []string, stdin io.Reader) (*Input, error) {
-	docs, err := validate.ReadDocuments(paths, stdin)
+	docs, err := manifest.ReadDocuments(paths, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -53,13 +53,13 @@ func readFiles(paths []string, stdin io.Reader) (*Input, error) {
 }
 
 // fail records an error about a document.
-func (r *reader) fail(d validate.Document, format string, args ...any) {
+func (r *reader) fail(d manifest.Document, format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf("%s:%d: %s", d.File, d.Index, fmt.Sprintf(format, args...)))
 }
 
 // document decodes one YAML document. Only documents holding native objects are held to
 // strict YAML (no duplicate keys), so that unrelated files in a searched directory cannot fail.
-func (r *reader) document(d validate.Document) {
+func (r *reader) document(d manifest.Document) {
 	data, err := yaml.YAMLToJSON(d.Data)
 	if err != nil {
 		r.fail(d, "not valid YAML: %v", err)
@@ -81,7 +81,7 @@ func (r *reader) document(d validate.Document) {
 }
 
 // value decodes one JSON value: a native object, a list of them, or anything else (skipped).
-func (r *reader) value(d validate.Document, data []byte) {
+func (r *reader) value(d manifest.Document, data []byte) {
 	var meta metav1.TypeMeta
 	if err := json.Unmarshal(data, &meta); err != nil {
 		return // not an object: nothing of the native API
@@ -106,7 +106,7 @@ func (r *reader) value(d validate.Document, data []byte) {
 }
 
 // list decodes the items of a List.
-func (r *reader) list(d validate.Document, data []byte) {
+func (r *reader) list(d manifest.Document, data []byte) {
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -120,7 +120,7 @@ func (r *reader) list(d validate.Document, data []byte) {
 }
 
 // object decodes a PriorityLevelConfiguration or a FlowSchema strictly.
-func (r *reader) object(d validate.Document, version, kind string, data []byte) {
+func (r *reader) object(d manifest.Document, version, kind string, data []byte) {
 	switch kind {
 	case kindPLC:
 		var plc flowcontrolv1.PriorityLevelConfiguration
@@ -141,7 +141,7 @@ func (r *reader) object(d validate.Document, version, kind string, data []byte) 
 }
 
 // strict decodes data into obj, rejecting unknown and duplicate fields.
-func (r *reader) strict(d validate.Document, kind string, data []byte, obj any) bool {
+func (r *reader) strict(d manifest.Document, kind string, data []byte, obj any) bool {
 	strictErrs, err := sigsjson.UnmarshalStrict(data, obj, sigsjson.DisallowDuplicateFields, sigsjson.DisallowUnknownFields)
 	if err != nil {
 		r.fail(d, "cannot decode the %s: %v", kind, err)
@@ -154,7 +154,7 @@ func (r *reader) strict(d validate.Document, kind string, data []byte, obj any) 
 }
 
 // unique checks that the object has a name and is defined once.
-func (r *reader) unique(d validate.Document, kind, name string) bool {
+func (r *reader) unique(d manifest.Document, kind, name string) bool {
 	here := fmt.Sprintf("%s:%d", d.File, d.Index)
 	switch prev, dup := r.seen[kind+"/"+name]; {
 	case name == "":

@@ -25,7 +25,7 @@ func TestPruneDeletesTheOperatorRoute(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(
 		&flowcontrolv1.FlowSchema{ObjectMeta: meta(native.OperatorRouteName, true, source)}).Build()
 	var out bytes.Buffer
-	if err := Prune(context.Background(), c, false, &out); err != nil {
+	if err := Prune(context.Background(), c, DryRunNone, &out); err != nil {
 		t.Fatal(err)
 	}
 	err := c.Get(context.Background(), client.ObjectKey{Name: native.OperatorRouteName}, &flowcontrolv1.FlowSchema{})

@@ -32,10 +32,10 @@ import (
 // a deletion failed, 2 on a usage error.
 func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	config := genericclioptions.NewConfigFlags(true)
-	var dryRun bool
+	var dryRun string
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "prune-native [--dry-run] [--kubeconfig PATH]",
+		Use:   "prune-native [--dry-run=none|client|server] [--kubeconfig PATH]",
 		Short: "Delete the native flow control objects the operator projected (helm uninstall runs it)",
 		Long: `Deletes the native FlowSchema and PriorityLevelConfiguration objects the operator projected
 (label app.kubernetes.io/managed-by=apf-operator and a flowcontrol.apf-operator.io/source
@@ -44,22 +44,33 @@ manages any more. Objects the operator does not own are never touched. The chart
 hook runs it in the cluster (in-cluster config); it is also the way back after switching the
 manager to --enforcement=none.`,
 		Example: `  # What would be deleted in the cluster of the current context
-  apf-operator prune-native --dry-run`,
+  apf-operator prune-native --dry-run=client
+
+  # The same, with kube-apiserver admitting each deletion without persisting it
+  apf-operator prune-native --dry-run=server`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			mode, err := ParseDryRun(dryRun)
+			if err != nil {
+				return err
+			}
 			k8s, err := newClient(config)
 			if err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
-			return Prune(ctx, k8s, dryRun, streams.Out)
+			return Prune(ctx, k8s, mode, streams.Out)
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "List what would be deleted, delete nothing.")
+	cmd.Flags().StringVar(&dryRun, "dry-run", string(DryRunNone), `Must be "none", "server", or "client", as kubectl's: `+
+		`client lists what would be deleted and sends nothing; server sends each deletion as a dry run, which `+
+		`kube-apiserver admits without persisting. A bare --dry-run is client.`)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = string(DryRunClient)
 	cmd.Flags().DurationVar(&timeout, "timeout", time.Minute, "Give up after this long.")
 	config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
 	config.AddFlags(cmd.Flags())
+	cmdutil.CompleteValues(cmd, "dry-run", string(DryRunNone), string(DryRunClient), string(DryRunServer))
 	return cmd
 }
 
@@ -86,9 +97,31 @@ func newClient(config genericclioptions.RESTClientGetter) (client.Client, error)
 	return client.New(cfg, client.Options{Scheme: s})
 }
 
+// DryRun is --dry-run's strategy, as kubectl's.
+type DryRun string
+
+// The strategies of --dry-run.
+const (
+	// DryRunNone deletes.
+	DryRunNone DryRun = "none"
+	// DryRunClient lists what would be deleted and sends no deletion.
+	DryRunClient DryRun = "client"
+	// DryRunServer sends each deletion with dryRun=All: kube-apiserver admits it and persists nothing.
+	DryRunServer DryRun = "server"
+)
+
+// ParseDryRun reads --dry-run; a wrong value is a usage error in kubectl's words.
+func ParseDryRun(s string) (DryRun, error) {
+	switch d := DryRun(s); d {
+	case DryRunNone, DryRunClient, DryRunServer:
+		return d, nil
+	}
+	return "", cmdutil.UsageErrorf(`invalid dry-run value (%s). Must be "none", "server", or "client"`, s)
+}
+
 // Prune deletes the owned native objects, FlowSchemas first so that none is left referring to
-// a deleted level, and writes one line per object to out.
-func Prune(ctx context.Context, c client.Client, dryRun bool, out io.Writer) error {
+// a deleted level, and writes one line per object to out, as dryRun says.
+func Prune(ctx context.Context, c client.Client, dryRun DryRun, out io.Writer) error {
 	owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
 	var fss flowcontrolv1.FlowSchemaList
 	if err := c.List(ctx, &fss, owned); err != nil {
@@ -113,15 +146,22 @@ func Prune(ctx context.Context, c client.Client, dryRun bool, out io.Writer) err
 	return nil
 }
 
-func pruneOne(ctx context.Context, c client.Client, obj client.Object, dryRun bool, out io.Writer) error {
+// pruneOne deletes one object the operator owns (or not, as dryRun says) and writes its line.
+func pruneOne(ctx context.Context, c client.Client, obj client.Object, dryRun DryRun, out io.Writer) error {
 	kind := native.KindOf(obj)
 	if !native.Owned(obj) {
 		return nil // labelled by someone else, without the operator's source annotation
 	}
 	verb := "deleted"
-	if dryRun {
-		verb = "would delete"
-	} else if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+	var opts []client.DeleteOption
+	switch dryRun {
+	case DryRunClient:
+		fmt.Fprintf(out, "would delete %s %s (from %s)\n", kind, obj.GetName(), obj.GetAnnotations()[flowv1.AnnotationSource])
+		return nil
+	case DryRunServer:
+		verb, opts = "deleted (server dry run)", []client.DeleteOption{client.DryRunAll}
+	}
+	if err := c.Delete(ctx, obj, opts...); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s: %w", kind, obj.GetName(), err)
 	}
 	fmt.Fprintf(out, "%s %s %s (from %s)\n", verb, kind, obj.GetName(), obj.GetAnnotations()[flowv1.AnnotationSource])

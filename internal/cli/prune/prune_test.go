@@ -8,13 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 )
 
 func meta(name string, labelled bool, source string) metav1.ObjectMeta {
@@ -42,7 +45,7 @@ func TestPruneDeletesOnlyOwnedObjects(t *testing.T) {
 	).Build()
 
 	var out bytes.Buffer
-	if err := Prune(context.Background(), c, true, &out); err != nil {
+	if err := Prune(context.Background(), c, DryRunClient, &out); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "would delete"); n != 2 {
@@ -51,7 +54,16 @@ func TestPruneDeletesOnlyOwnedObjects(t *testing.T) {
 	assertCount(t, c, 3, 2) // a dry run deletes nothing
 
 	out.Reset()
-	if err := Prune(context.Background(), c, false, &out); err != nil {
+	if err := Prune(context.Background(), c, DryRunServer, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "(server dry run)"); n != 2 {
+		t.Fatalf("server dry run listed %d objects, want 2:\n%s", n, out.String())
+	}
+	assertCount(t, c, 3, 2) // sent with dryRun=All: nothing deleted
+
+	out.Reset()
+	if err := Prune(context.Background(), c, DryRunNone, &out); err != nil {
 		t.Fatal(err)
 	}
 	assertCount(t, c, 2, 1)
@@ -82,8 +94,13 @@ func TestRunUsage(t *testing.T) {
 	if code := Run([]string{"--bogus"}, &out, &errOut); code != 2 {
 		t.Fatalf("Run(--bogus) = %d, want 2", code)
 	}
-	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "apf-operator prune-native [--dry-run]") {
+	if code := Run([]string{"--help"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "apf-operator prune-native [--dry-run=none|client|server]") {
 		t.Fatalf("Run(--help) = %d, %q", code, out.String())
+	}
+	errOut.Reset()
+	if code := Run([]string{"--dry-run=true"}, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), `invalid dry-run value (true). Must be "none", "server", or "client"`) {
+		t.Fatalf("Run(--dry-run=true) = %d, %q", code, errOut.String())
 	}
 }
 
@@ -97,8 +114,21 @@ func TestRunConnectionFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if code := Run([]string{"--kubeconfig", kubeconfig, "--context", "prod", "--dry-run"}, &out, &errOut); code != 1 ||
+	if code := Run([]string{"--kubeconfig", kubeconfig, "--context", "prod", "--dry-run=client"}, &out, &errOut); code != 1 ||
 		!strings.Contains(errOut.String(), `context "prod" does not exist`) {
 		t.Fatalf("--context prod: exit %d, stderr %q; want 1 and the missing context named", code, errOut.String())
+	}
+}
+
+// TestDryRunCompletion: --dry-run completes kubectl's three strategies through cobra's
+// __complete, which kubectl's plugin completion calls.
+func TestDryRunCompletion(t *testing.T) {
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	root := &cobra.Command{Use: "apf-operator"}
+	root.AddCommand(NewCommand(streams))
+	code := cmdutil.Execute(root, []string{cobra.ShellCompRequestCmd, "prune-native", "--dry-run="}, streams)
+	if want := "none\nclient\nserver\n:4\n"; code != 0 || !strings.HasSuffix(out.String(), want) {
+		t.Errorf("__complete prune-native --dry-run=: exit %d, %q, want %q (%s)", code, out.String(), want, errOut.String())
 	}
 }

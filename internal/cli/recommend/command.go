@@ -82,7 +82,9 @@ the manifests, so that the patch points at their lines. recommend never writes t
 	f.StringSliceVar(&o.metricsFrom, "metrics-from", nil, "saved /metrics text at the window's start (repeat once per kube-apiserver replica)")
 	f.StringSliceVar(&o.metricsTo, "metrics-to", nil, "saved /metrics text at the window's end (repeat once per replica, in the same order)")
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit with 1 when a change is recommended (as git diff --exit-code), for CI")
+	kube.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	kube.AddFlags(f)
+	cmdutil.CompleteValues(cmd, "output", "yaml", "github")
 	return cmd
 }
 

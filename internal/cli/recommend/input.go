@@ -21,7 +21,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // savedEpoch is the time given to the first saved /metrics text (they have none); the second
@@ -41,10 +41,10 @@ type input struct {
 
 // read gathers the input, from the saved files or from the cluster.
 func (o *options) read(ctx context.Context, kube *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) (*input, error) {
-	var located []validate.LocatedRequestPriority
+	var located []manifest.LocatedRequestPriority
 	if len(o.filenames) > 0 {
 		var err error
-		if located, err = validate.LoadRequestPriorities(o.filenames, streams.In); err != nil {
+		if located, err = manifest.LoadRequestPriorities(o.filenames, streams.In); err != nil {
 			return nil, err
 		}
 	}
@@ -73,7 +73,7 @@ func (o *options) read(ctx context.Context, kube *genericclioptions.ConfigFlags,
 
 // readSaved reads the saved /metrics texts (summing replicas) and takes the levels from the
 // manifests.
-func (o *options) readSaved(in *input, located []validate.LocatedRequestPriority) error {
+func (o *options) readSaved(in *input, located []manifest.LocatedRequestPriority) error {
 	if len(located) == 0 {
 		return fmt.Errorf("-f %s: no RequestPriority found (a wrong path, or an overlay that renders nothing?)", strings.Join(o.filenames, ","))
 	}

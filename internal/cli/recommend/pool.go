@@ -10,7 +10,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -72,7 +72,7 @@ func specSkip(rp *flowv1.RequestPriority) string {
 
 // levelsFromManifests maps the RequestPriorities of Git to the pool's levels, each at the native
 // name and shares the projection gives it.
-func levelsFromManifests(rps []validate.LocatedRequestPriority) ([]autopilot.Level, []skip) {
+func levelsFromManifests(rps []manifest.LocatedRequestPriority) ([]autopilot.Level, []skip) {
 	var levels []autopilot.Level
 	var skipped []skip
 	for i := range rps {

@@ -10,7 +10,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 	"github.com/apf-operator/apf-operator/internal/autopilot"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 func ptr(v int32) *int32 { return &v }
@@ -19,7 +19,7 @@ func ptr(v int32) *int32 { return &v }
 // them, Git's shares in force, spec.autopilot's bounds or the unbounded default, and the
 // RequestPriorities that cannot be in the pool skipped with a reason.
 func TestLevelsFromManifests(t *testing.T) {
-	rps, err := validate.LoadRequestPriorities([]string{"testdata/manifests"}, nil)
+	rps, err := manifest.LoadRequestPriorities([]string{"testdata/manifests"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // benchClassifiers are the benchmark's configurations: kube-apiserver's bootstrap objects as
@@ -15,7 +15,7 @@ import (
 func benchClassifiers(tb testing.TB) (Classifier, Classifier) {
 	tb.Helper()
 	base := Bootstrap()
-	rps, fss, err := validate.LoadObjects([]string{"testdata/proposed.yaml"}, nil)
+	rps, fss, err := manifest.LoadObjects([]string{"testdata/proposed.yaml"}, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

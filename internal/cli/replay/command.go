@@ -64,7 +64,7 @@ priority level per user, namespace and verb, the moves between levels, and the s
 	f := cmd.Flags()
 	f.StringArrayVar(&o.auditLogs, "audit-log", nil, "kube-apiserver audit log (audit.k8s.io/v1 Event JSON lines; gzip is detected), - for stdin; repeatable")
 	f.StringArrayVar(&o.requestLists, "requests", nil, "recorded request list (JSON lines, see docs/replay.md), - for stdin; repeatable")
-	f.StringArrayVarP(&o.proposed, "filename", "f", nil, "the proposed configuration: RequestPriority and FlowSchema manifests (file or directory); repeatable")
+	f.StringSliceVarP(&o.proposed, "filename", "f", nil, "the proposed configuration: RequestPriority and FlowSchema manifests (file, directory or - for stdin); repeatable or comma-separated, as kubectl's -f")
 	f.StringArrayVar(&o.currentPaths, "current-dir", nil, "the current configuration as manifests (file or directory) instead of the live cluster; repeatable")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or github (annotations for a pull request)")
 	f.DurationVar(&o.bucket, "bucket", time.Minute, "time resolution of the seat demand per level")
@@ -72,7 +72,9 @@ priority level per user, namespace and verb, the moves between levels, and the s
 		"its own native route takes (default: read from the live cluster's route; none with --current-dir)")
 	f.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer),
 		"the operator's --native-unmatched: kube-apiserver or operator")
+	o.config.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	o.config.AddFlags(f)
+	cmdutil.CompleteValues(cmd, "output", "text", "json", "github")
 	return cmd
 }
 

@@ -15,7 +15,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -73,7 +73,7 @@ type Projection struct {
 // kube-apiserver would hold once the operator projected them onto base: base's objects that
 // the operator does not own, plus the projection.
 func LoadProjected(paths []string, stdin io.Reader, base NativeObjects, p Projection) (NativeObjects, error) {
-	rps, fss, err := validate.LoadObjects(paths, stdin)
+	rps, fss, err := manifest.LoadObjects(paths, stdin)
 	if err != nil {
 		return NativeObjects{}, err
 	}

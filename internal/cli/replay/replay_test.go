@@ -16,7 +16,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/audit"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -44,7 +44,7 @@ func readSynthetic(t *testing.T, n int) (string, []audit.Request) {
 
 func loadNative(t *testing.T, file string) NativeObjects {
 	t.Helper()
-	rps, fss, err := validate.LoadObjects([]string{file}, nil)
+	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,9 @@ default when the output is not a terminal or is -o json|yaml).`,
 	f.IntVar(&o.limit, "limit", 10, "rows of FlowSchemas and flows in the table (-o json|yaml shows all)")
 	f.StringSliceVar(&o.replicaServers, "replica-servers", nil, "URLs of kube-apiserver replicas (https://host:port, comma-separated or repeated) "+
 		"to read each directly, with the kubeconfig's credentials, and sum; by default the view is of the one replica the kubeconfig's server reaches")
+	kube.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	kube.AddFlags(f)
+	cmdutil.CompleteValues(cmd, "output", "json", "yaml")
 	return cmd
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // manyObjects is a stream of one RequestPriority and n FlowSchemas referring to it.
@@ -23,8 +25,8 @@ func manyObjects(n int) string {
 }
 
 // oneFlowSchema decodes the FlowSchema of manyObjects(1).
-func oneFlowSchema(b *testing.B) object {
-	objs, findings := decode(document{file: "x", line: 1, data: []byte(manyObjects(1)[len(rpDoc)+len("---\n"):])})
+func oneFlowSchema(b *testing.B) manifest.Object {
+	objs, findings := manifest.Decode(manifest.Document{File: "x", Line: 1, Data: []byte(manyObjects(1)[len(rpDoc)+len("---\n"):])})
 	if len(objs) != 1 || len(findings) != 0 {
 		b.Fatalf("%d objects, %v", len(objs), findings)
 	}
@@ -54,7 +56,7 @@ func BenchmarkSchemaErrors(b *testing.B) {
 // BenchmarkRules is the webhook rules' check of the same FlowSchema, for comparison.
 func BenchmarkRules(b *testing.B) {
 	fs := oneFlowSchema(b)
-	rp, _ := decode(document{file: "y", line: 1, data: []byte(rpDoc)})
+	rp, _ := manifest.Decode(manifest.Document{File: "y", Line: 1, Data: []byte(rpDoc)})
 	set := newSet(append(rp, fs), make([]field.ErrorList, 2))
 	for b.Loop() {
 		if errs, _ := rules(context.Background(), fs, set); len(errs) != 0 {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -16,13 +18,13 @@ import (
 // against the whole set, as if each were created into a cluster holding the others. It returns
 // the findings and the decoded APF objects and how many documents held none (other kinds,
 // skipped).
-func check(ctx context.Context, docs []document) ([]finding, []object, int) {
-	var objs []object
-	var findings []finding
+func check(ctx context.Context, docs []manifest.Document) ([]manifest.Finding, []manifest.Object, int) {
+	var objs []manifest.Object
+	var findings []manifest.Finding
 	skipped := 0
 	for _, d := range docs {
-		o, f := decode(d)
-		if len(o)+len(f) == 0 {
+		o, f := manifest.Decode(d)
+		if len(o)+len(f) == 0 && !d.CommentsOnly() {
 			skipped++
 		}
 		objs, findings = append(objs, o...), append(findings, f...)
@@ -39,24 +41,25 @@ func check(ctx context.Context, docs []document) ([]finding, []object, int) {
 	set := newSet(objs, schemaErrs)
 	for i, o := range objs {
 		errs, warnings := rules(ctx, o, set)
-		findings = append(findings, fieldFindings(o, merge(schemaErrs[i], errs), warnings)...)
+		locateDuplicateLevels(o, objs, errs)
+		findings = append(findings, manifest.FieldFindings(o, merge(schemaErrs[i], errs), warnings)...)
 	}
 	return findings, objs, skipped
 }
 
 // rules runs the admission webhook's rules on one object.
-func rules(ctx context.Context, o object, set *validation.Set) (field.ErrorList, []string) {
+func rules(ctx context.Context, o manifest.Object, set *validation.Set) (field.ErrorList, []string) {
 	var errs field.ErrorList
 	var warnings []string
 	var err error
 	switch {
-	case o.erl != nil:
-		errs = validation.EventRateLimitSpec(&o.erl.Spec, field.NewPath("spec"))
-	case o.rp != nil:
-		errs, warnings, err = validation.RequestPriority(ctx, nil, o.rp, set)
+	case o.ERL != nil:
+		errs = validation.EventRateLimitSpec(&o.ERL.Spec, field.NewPath("spec"))
+	case o.RP != nil:
+		errs, warnings, err = validation.RequestPriority(ctx, nil, o.RP, set)
 	default:
-		errs, warnings, err = validation.FlowSchema(ctx, nil, o.fs, set)
-		warnings = append(warnings, overlapWarnings(ctx, o.fs, set, errs)...)
+		errs, warnings, err = validation.FlowSchema(ctx, nil, o.FS, set)
+		warnings = append(warnings, overlapWarnings(ctx, o.FS, set, errs)...)
 	}
 	if err != nil { // an in-memory Set never fails; keep the finding honest if it does
 		errs = append(errs, field.InternalError(nil, err))
@@ -66,10 +69,10 @@ func rules(ctx context.Context, o object, set *validation.Set) (field.ErrorList,
 
 // nameOfWrongType reports whether the object's metadata or metadata.name is written with a
 // type the object cannot hold.
-func nameOfWrongType(o object) bool {
-	meta, ok := o.raw["metadata"].(map[string]any)
+func nameOfWrongType(o manifest.Object) bool {
+	meta, ok := o.Raw["metadata"].(map[string]any)
 	if !ok {
-		return o.raw["metadata"] != nil
+		return o.Raw["metadata"] != nil
 	}
 	_, isString := meta["name"].(string)
 	return meta["name"] != nil && !isString
@@ -78,29 +81,29 @@ func nameOfWrongType(o object) bool {
 // newSet indexes the decoded objects for the cross-object rules, leaving out those with a value
 // of the wrong type (the API server would not hold them, and their typed form lacks the value:
 // a level left 0 would clash with the exempt level).
-func newSet(objs []object, schemaErrs []field.ErrorList) *validation.Set {
+func newSet(objs []manifest.Object, schemaErrs []field.ErrorList) *validation.Set {
 	var rps []*v1alpha1.RequestPriority
 	var fss []*v1alpha1.FlowSchema
 	for i, o := range objs {
 		if slices.ContainsFunc(schemaErrs[i], isTypeError) {
 			continue
 		}
-		if o.rp != nil {
-			rps = append(rps, o.rp)
-		} else if o.apf() {
-			fss = append(fss, o.fs)
+		if o.RP != nil {
+			rps = append(rps, o.RP)
+		} else if o.APF() {
+			fss = append(fss, o.FS)
 		}
 	}
 	return validation.NewSet(rps, fss)
 }
 
 // names checks metadata.name: present, a valid object name, and unique per kind in the set.
-func names(objs []object) []finding {
-	var findings []finding
-	first := map[string]object{}
+func names(objs []manifest.Object) []manifest.Finding {
+	var findings []manifest.Finding
+	first := map[string]manifest.Object{}
 	p := field.NewPath("metadata", "name")
 	for _, o := range objs {
-		kind, name := o.kindName()
+		kind, name := o.KindName()
 		var e *field.Error
 		if name == "" && nameOfWrongType(o) {
 			continue // the schema check reports the value
@@ -111,14 +114,38 @@ func names(objs []object) []finding {
 			e = field.Invalid(p, name, msgs[0])
 		} else if prev, dup := first[kind+"/"+name]; dup {
 			e = field.Duplicate(p, name)
-			at := prev.doc.fieldPosition("metadata.name")
-			e.Detail = fmt.Sprintf("%s %q is also defined at %s:%d:%d; define each object once", kind, name, prev.doc.file, at.Line, at.Column)
+			at := prev.Doc.FieldPosition("metadata.name")
+			e.Detail = fmt.Sprintf("%s %q is also defined at %s:%d:%d; define each object once", kind, name, prev.Doc.File, at.Line, at.Column)
 		} else {
 			first[kind+"/"+name] = o
 		}
 		if e != nil {
-			findings = append(findings, fieldFindings(o, field.ErrorList{e}, nil)...)
+			findings = append(findings, manifest.FieldFindings(o, field.ErrorList{e}, nil)...)
 		}
 	}
 	return findings
+}
+
+// locateDuplicateLevels adds to a duplicate-level error of o where the other RequestPriorities
+// at its level are written (FILE:LINE:COLUMN of their spec.priorityLevel), which the webhook's
+// message cannot say. Objects with a value of the wrong type are left out, as newSet leaves them.
+func locateDuplicateLevels(o manifest.Object, objs []manifest.Object, errs field.ErrorList) {
+	if o.RP == nil {
+		return
+	}
+	for _, e := range errs {
+		if e.Type != field.ErrorTypeDuplicate || e.Field != "spec.priorityLevel" {
+			continue
+		}
+		var at []string
+		for _, other := range objs {
+			if other.RP != nil && other.RP != o.RP && other.DecodeErr == nil && other.RP.Spec.PriorityLevel == o.RP.Spec.PriorityLevel {
+				p := other.Doc.FieldPosition("spec.priorityLevel")
+				at = append(at, fmt.Sprintf("%q at %s:%d:%d", other.RP.Name, other.Doc.File, p.Line, p.Column))
+			}
+		}
+		if len(at) > 0 {
+			e.Detail += " (" + strings.Join(at, ", ") + ")"
+		}
+	}
 }

@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
@@ -29,10 +32,11 @@ const (
 // Targets of --target: what the manifests must be fit for.
 const (
 	// TargetFilter checks the rules the admission webhooks enforce: what the in-process filter
-	// runs (the default).
+	// runs.
 	TargetFilter = "filter"
 	// TargetNative also requires every object to project exactly onto kube-apiserver's native
-	// flowcontrol.apiserver.k8s.io/v1 objects.
+	// flowcontrol.apiserver.k8s.io/v1 objects within the share budget: what the chart's default
+	// enforcement (native) refuses otherwise. The default.
 	TargetNative = "native"
 )
 
@@ -51,23 +55,8 @@ type options struct {
 	unmatched  string
 	strict     bool
 	allowEmpty bool
-}
-
-// PathList is a flag.Value that collects repeated (or comma-separated) -f values; explain and
-// import take their manifests the same way.
-type PathList []string
-
-// String joins the paths with commas.
-func (p *PathList) String() string { return strings.Join(*p, ",") }
-
-// Set adds the comma-separated paths of one -f value.
-func (p *PathList) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s != "" {
-			*p = append(*p, s)
-		}
-	}
-	return nil
+	// perDirectory is --per-directory: each subdirectory of a directory given is checked on its own.
+	perDirectory bool
 }
 
 // Run executes `apf-operator validate` with args (the arguments after the subcommand) and
@@ -87,10 +76,17 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "validate -f PATH [-f PATH]... [PATH...]",
 		Short: "Validate RequestPriority and FlowSchema manifests offline",
 		Long:  longHelp,
-		Example: `  apf-operator validate -f clusters/prod/apf/
+		Example: `  # One cluster's configuration, checked against what the chart's default install enforces
+  apf-operator validate -f clusters/prod/apf/
+
+  # A rendered stream on standard input
   kustomize build overlays/prod | apf-operator validate -f -
-  apf-operator validate -o github --strict -f clusters/
-  apf-operator validate -f charts/ --exclude 'templates/*' --allow-empty`,
+
+  # A fleet repository, one directory per cluster, as GitHub Actions annotations
+  apf-operator validate -o github --strict --per-directory -f clusters/
+
+  # A Helm chart's rendered objects (templates are not YAML until rendered)
+  helm template my-release charts/my-chart -f values.yaml | apf-operator validate -f -`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.paths = append(o.paths, args...)
 			if err := o.complete(); err != nil {
@@ -101,15 +97,19 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.paths, "filename", "f", nil, "a manifest file, a directory (searched recursively for .yaml, .yml "+
-		"and .json files) or - for standard input; repeatable")
+		"and .json files) or - for standard input; repeatable or comma-separated, as kubectl's -f")
 	f.StringArrayVar(&o.excludes, "exclude", nil, "skip the files and directories whose path relative to a given directory, "+
 		"any trailing part of that path, or base name matches this glob (for example 'templates/*' or '*.tpl.yaml'); repeatable")
 	f.StringVarP(&o.output, "output", "o", outputText, "output format: text (FILE:LINE:COLUMN: FIELD: MESSAGE), json, yaml, "+
 		"or github (GitHub Actions annotations)")
-	f.StringVar(&o.target, "target", TargetFilter, "what the configuration must be fit for: filter (the admission rules; "+
-		"what the in-process filter enforces) or native (also exactly projectable onto kube-apiserver's "+
-		"flowcontrol.apiserver.k8s.io/v1 objects)")
+	f.StringVar(&o.target, "target", TargetNative, "what the configuration must be fit for: native (the default, what "+
+		"the chart's enforcement: native installs and its webhook enforces: the admission rules, and exactly projectable "+
+		"onto kube-apiserver's flowcontrol.apiserver.k8s.io/v1 objects within the share budget) or filter (the "+
+		"admission rules only: what --enforcement=filter and the in-process filter need)")
 	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
+	f.BoolVar(&o.perDirectory, "per-directory", false, "check each subdirectory of a directory given as its own "+
+		"configuration (one directory per cluster, as in a fleet repository: clusters/production/, clusters/staging/), "+
+		"so that objects repeated across clusters are not duplicates; files directly in the directory form one more set")
 	f.BoolVar(&o.allowEmpty, "allow-empty", false, "succeed when the paths hold no RequestPriority, FlowSchema or "+
 		"EventRateLimit object (by default that is an error: a wrong path or an empty kustomize build would pass unnoticed)")
 	f.IntVar(&o.maxSeatLoss, "native-max-seat-loss-percent", budget.DefaultMaxLossPercent, "with --target native, the "+
@@ -118,6 +118,9 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer), "with --target native, the "+
 		"operator's --native-unmatched: kube-apiserver (requests no projected FlowSchema matches are left to its own "+
 		"schemas) or operator (the backstop is projected too, so its level is checked as well)")
+	cmdutil.CompleteValues(cmd, "output", outputText, outputJSON, outputYAML, outputGitHub)
+	cmdutil.CompleteValues(cmd, "target", TargetNative, TargetFilter)
+	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
 	return cmd
 }
 
@@ -137,10 +140,17 @@ Exit code 0: no error (and no warning with --strict); 1: at least one error (or 
 --strict), or no object checked without --allow-empty; 2: usage error, or the findings could
 not be written.
 
-With --target native, every object must also be projected exactly onto kube-apiserver's
-native PriorityLevelConfiguration and FlowSchema objects, as the operator projects them
-into a cluster; the RequestPriorities' assuredConcurrencyShares together must fit the share
-budget of --native-max-seat-loss-percent (docs/enforcement.md, "Share budget").`
+With --target native (the default: the chart installs enforcement: native, whose webhook
+refuses what cannot be projected), every object must also be projected exactly onto
+kube-apiserver's native PriorityLevelConfiguration and FlowSchema objects, as the operator
+projects them into a cluster; the RequestPriorities' assuredConcurrencyShares together must
+fit the share budget of --native-max-seat-loss-percent (docs/enforcement.md, "Share
+budget"). --target filter checks the admission rules only, for --enforcement=filter. The
+summary names the target used.
+
+Documents without apiVersion or kind, and documents whose API group looks like a
+misspelling of flowcontrol.apf-operator.io, are errors, as kubectl apply refuses them;
+documents of other API groups are skipped and counted in the summary.`
 
 // complete checks the flags.
 func (o *options) complete() error {
@@ -160,7 +170,7 @@ func (o *options) complete() error {
 		return cmdutil.UsageErrorf("--native-unmatched: %v", err)
 	}
 	for _, g := range o.excludes {
-		if err := checkGlob(g); err != nil {
+		if err := manifest.CheckGlob(g); err != nil {
 			return cmdutil.UsageErrorf("--exclude %q: %v", g, err)
 		}
 	}
@@ -169,29 +179,95 @@ func (o *options) complete() error {
 
 // run reads, checks and reports; the summary goes to standard error.
 func (o *options) run(streams genericiooptions.IOStreams) error {
-	docs, readFindings := collect(o.paths, o.excludes, streams.In)
+	sets, err := o.sets()
+	if err != nil {
+		return err
+	}
+	var findings []manifest.Finding
+	var total tally
+	for _, paths := range sets {
+		f, t := o.checkSet(paths, streams.In)
+		findings = append(findings, f...)
+		total.objects, total.docs, total.skipped = total.objects+t.objects, total.docs+t.docs, total.skipped+t.skipped
+	}
+	if errs, _ := manifest.Count(findings); total.objects == 0 && errs == 0 && !o.allowEmpty {
+		findings = append(findings, o.emptyFinding(total.docs)) // unless the errors already say why
+	}
+	manifest.SortFindings(findings)
+	if err := report(findings, o.output, streams.Out); err != nil {
+		return &cmdutil.ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the findings: %w", err)}
+	}
+	errs, warnings := manifest.Count(findings)
+	fmt.Fprintf(streams.ErrOut, "%d object(s) checked for --target %s", total.objects, o.target)
+	if o.perDirectory {
+		fmt.Fprintf(streams.ErrOut, " in %d set(s)", len(sets))
+	}
+	fmt.Fprintf(streams.ErrOut, ": %d error(s), %d warning(s)", errs, warnings)
+	if total.skipped > 0 {
+		fmt.Fprintf(streams.ErrOut, "; %d document(s) of other kinds skipped", total.skipped)
+	}
+	fmt.Fprintln(streams.ErrOut)
+	if errs > 0 || o.strict && warnings > 0 {
+		return &cmdutil.ExitError{Code: ExitError}
+	}
+	return nil
+}
+
+// tally counts what one set held.
+type tally struct {
+	objects, docs, skipped int
+}
+
+// checkSet reads the paths as one configuration (one cluster's) and checks it.
+func (o *options) checkSet(paths []string, stdin io.Reader) ([]manifest.Finding, tally) {
+	docs, findings := manifest.Read(paths, o.excludes, stdin)
 	checked, objs, skipped := check(context.Background(), docs)
-	findings := append(readFindings, checked...)
+	findings = append(findings, checked...)
 	if o.target == TargetNative {
 		unmatched, _ := native.ParseUnmatched(o.unmatched)
 		findings = append(findings, nativeFindings(objs, int32(o.maxSeatLoss), unmatched)...)
 	}
-	sortFindings(findings)
-	if err := report(findings, o.output, streams.Out); err != nil {
-		return &cmdutil.ExitError{Code: ExitUsage, Err: fmt.Errorf("writing the findings: %w", err)}
+	return findings, tally{objects: len(objs), docs: len(docs), skipped: skipped}
+}
+
+// sets groups the paths into the configurations to check on their own: all of them as one,
+// or with --per-directory each subdirectory of a directory given (one per cluster of a fleet
+// repository), the files directly in it making one more.
+func (o *options) sets() ([][]string, error) {
+	if !o.perDirectory {
+		return [][]string{o.paths}, nil
 	}
-	errs, warnings := count(findings)
-	fmt.Fprintf(streams.ErrOut, "%d object(s) checked: %d error(s), %d warning(s)", len(objs), errs, warnings)
-	if skipped > 0 {
-		fmt.Fprintf(streams.ErrOut, "; %d document(s) of other kinds skipped", skipped)
+	var sets [][]string
+	for _, p := range o.paths {
+		info, err := os.Stat(p)
+		if p == "-" || err != nil || !info.IsDir() {
+			sets = append(sets, []string{p}) // reading reports what cannot be read
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			return nil, &cmdutil.ExitError{Code: ExitError, Err: err}
+		}
+		var files []string
+		for _, e := range entries {
+			if e.IsDir() {
+				sets = append(sets, []string{filepath.Join(p, e.Name())})
+			} else {
+				files = append(files, filepath.Join(p, e.Name()))
+			}
+		}
+		if len(files) > 0 {
+			sets = append(sets, files)
+		}
 	}
-	fmt.Fprintln(streams.ErrOut)
-	switch {
-	case errs > 0, o.strict && warnings > 0:
-		return &cmdutil.ExitError{Code: ExitError}
-	case len(objs) == 0 && !o.allowEmpty:
-		return &cmdutil.ExitError{Code: ExitError, Err: fmt.Errorf("%s (%d document(s) read): check the paths "+
-			"and --exclude, or pass --allow-empty if that is expected", emptyMessage, len(docs))}
-	}
-	return nil
+	return sets, nil
+}
+
+// emptyFinding is the error when no object of this operator's API was found: a wrong path or
+// an empty kustomize build would otherwise pass unnoticed. It is a finding like any other, so
+// that the counts of every output agree with the exit code.
+func (o *options) emptyFinding(docs int) manifest.Finding {
+	return manifest.Finding{File: strings.Join(o.paths, ","), Severity: manifest.SeverityError,
+		Message: fmt.Sprintf("%s (%d document(s) read): check the paths and --exclude, or pass --allow-empty "+
+			"if that is expected", emptyMessage, docs)}
 }

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // rpDoc is a valid RequestPriority document.
@@ -48,7 +46,7 @@ func TestAllowEmpty(t *testing.T) {
 		"comment only":    {"# nothing\n---\n", "-"},
 	} {
 		code, out, errOut := run(t, c.stdin, "-f", c.path)
-		if code != ExitError || out != "" || !strings.Contains(errOut, "validate: "+emptyMessage) {
+		if code != ExitError || !strings.Contains(out, emptyMessage) || !strings.Contains(errOut, ": 1 error(s)") {
 			t.Errorf("%s: exit %d, want %d with %q:\n%s%s", name, code, ExitError, emptyMessage, out, errOut)
 		}
 		if code, out, errOut := run(t, c.stdin, "--allow-empty", "-f", c.path); code != ExitOK || out != "" {
@@ -57,42 +55,8 @@ func TestAllowEmpty(t *testing.T) {
 	}
 }
 
-// TestExcludeHelmTemplates: the chart's templates are not YAML, so `-f charts/` reports them;
-// --exclude 'templates/*' --exclude 'presets/*' leaves them (templates/crds too, and the
-// presets' templated files under files/presets) out, and --allow-empty accepts that nothing of
-// this operator's API remains.
-func TestExcludeHelmTemplates(t *testing.T) {
-	charts := filepath.Join(envtestutil.RepoRoot(), "charts")
-	code, out, _ := run(t, "", "-f", charts)
-	if code != ExitError || !strings.Contains(out, "/templates/") || !strings.Contains(out, "not valid YAML") {
-		t.Fatalf("-f charts/: exit %d, want %d with the templates reported:\n%s", code, ExitError, out)
-	}
-	code, out, errOut := run(t, "", "-f", charts, "--exclude", "templates/*", "--exclude", "presets/*", "--allow-empty")
-	if code != ExitOK || out != "" {
-		t.Errorf("--exclude 'templates/*': exit %d, want %d without findings:\n%s%s", code, ExitOK, out, errOut)
-	}
-}
-
-func TestExcludeMatches(t *testing.T) {
-	for _, c := range []struct {
-		rel  string
-		glob string
-		want bool
-	}{
-		{"app/templates/x.yaml", "templates/*", true},
-		{"app/templates/crds", "templates/*", true},
-		{"app/templates/crds/x.yaml", "templates/*", false}, // its directory is excluded instead
-		{"app/values.yaml", "templates/*", false},
-		{"a/b/x.tpl.yaml", "*.tpl.yaml", true},
-		{"a/b/x.yaml", "*.tpl.yaml", false},
-		{"a/b", "./a/b/", true},
-		{"x/a/b", "a/b", true},
-		{"ab/c", "b/c", false},
-	} {
-		if got := excluded(c.rel, []string{c.glob}); got != c.want {
-			t.Errorf("excluded(%q, %q) = %v, want %v", c.rel, c.glob, got, c.want)
-		}
-	}
+// TestExcludeDirectoriesAndFiles: --exclude leaves out a directory searched and a file given by name.
+func TestExcludeDirectoriesAndFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "keep", "rp.yaml"), rpDoc)
 	writeFile(t, filepath.Join(dir, "skip", "broken.yaml"), "{{ .Values }}: [\n")
@@ -101,8 +65,8 @@ func TestExcludeMatches(t *testing.T) {
 		t.Errorf("--exclude skip: exit %d:\n%s%s", code, out, errOut)
 	}
 	file := filepath.Join(dir, "skip", "broken.yaml")
-	if code, _, errOut := run(t, "", "-f", file, "--exclude", "broken.yaml"); code != ExitError ||
-		!strings.Contains(errOut, emptyMessage) {
+	if code, out, errOut := run(t, "", "-f", file, "--exclude", "broken.yaml"); code != ExitError ||
+		!strings.Contains(out, emptyMessage) {
 		t.Errorf("an excluded file given by name: exit %d, want %d, nothing checked:\n%s", code, ExitError, errOut)
 	}
 }
@@ -121,7 +85,7 @@ func TestNativeObjectsHint(t *testing.T) {
 		`<stdin>:15:3: warning: flowcontrol.apiserver.k8s.io/v1 FlowSchema "global-default" is kube-apiserver's own`,
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != ExitOK || len(lines) != len(want) || !strings.HasPrefix(errOut, "1 object(s) checked: 0 error(s), 2 warning(s)") {
+	if code != ExitOK || len(lines) != len(want) || !strings.HasPrefix(errOut, "1 object(s) checked for --target filter: 0 error(s), 2 warning(s)") {
 		t.Fatalf("exit %d, want %d with two warnings:\n%s%s", code, ExitOK, out, errOut)
 	}
 	for i := range want {
@@ -181,7 +145,7 @@ func TestFindingsSorted(t *testing.T) {
 	if code != ExitError || len(findings) < 20 {
 		t.Fatalf("exit %d, %d findings", code, len(findings))
 	}
-	less := func(a, b finding) int {
+	less := func(a, b manifest.Finding) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	}
 	if !slices.IsSortedFunc(findings, less) {
@@ -212,16 +176,5 @@ func TestSchemaEdgeCases(t *testing.T) {
 		"<stdin>:14:8: spec.matchingPriority: Invalid value: \"float64\": spec.matchingPriority in body must be of type int32: \"float64\"\n"
 	if code != ExitError || out != want {
 		t.Errorf("exit %d, findings:\n%s\nwant:\n%s", code, out, want)
-	}
-}
-
-// TestFindingWithoutPath: a field.Error with no path (a rule about the whole object) is a
-// finding without a field, at the object's first key.
-func TestFindingWithoutPath(t *testing.T) {
-	objs, _ := decode(document{file: "f", index: 0, line: 3, data: []byte("# c\n" + rpDoc)})
-	got := fieldFindings(objs[0], field.ErrorList{field.Invalid(nil, nil, "whole object")}, nil)
-	if len(got) != 1 || got[0].Field != "" || got[0].Line != 4 || got[0].Column != 1 ||
-		got[0].String() != `f:4:1: Invalid value: null: whole object` {
-		t.Errorf("got %+v (%s)", got, got[0].String())
 	}
 }

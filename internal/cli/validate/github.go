@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/apf-operator/apf-operator/internal/manifest"
 )
 
 // Output formats of -o.
@@ -22,7 +24,7 @@ var validOutputs = map[string]bool{outputText: true, outputJSON: true, outputYAM
 // (`::error file=F,line=L,title=T::MESSAGE`, `::warning ...` for warnings), which the runner
 // turns into annotations on the pull request's files. A finding about standard input has no
 // file: it is written without file= and line=, and its title says where it is.
-func reportGitHub(findings []finding, w io.Writer) error {
+func reportGitHub(findings []manifest.Finding, w io.Writer) error {
 	for _, f := range findings {
 		if _, err := fmt.Fprintln(w, githubCommand(f)); err != nil {
 			return err
@@ -32,23 +34,23 @@ func reportGitHub(findings []finding, w io.Writer) error {
 }
 
 // githubCommand renders one finding as a workflow command.
-func githubCommand(f finding) string {
+func githubCommand(f manifest.Finding) string {
 	var props []string
 	title := githubTitle(f)
-	if f.File != stdinName {
+	if f.File != manifest.StdinName {
 		props = append(props, "file="+escapeProperty(f.File))
 		if f.Line > 0 {
 			props = append(props, "line="+strconv.Itoa(f.Line), "col="+strconv.Itoa(f.Column))
 		}
 	} else if f.Line > 0 {
-		title = fmt.Sprintf("%s (%s line %d column %d)", title, stdinName, f.Line, f.Column)
+		title = fmt.Sprintf("%s (%s line %d column %d)", title, manifest.StdinName, f.Line, f.Column)
 	}
 	props = append(props, "title="+escapeProperty(title))
 	return "::" + f.Severity + " " + strings.Join(props, ",") + "::" + escapeData(f.Message)
 }
 
 // githubTitle names what the finding is about: KIND/NAME FIELD, as much of it as is known.
-func githubTitle(f finding) string {
+func githubTitle(f manifest.Finding) string {
 	var parts []string
 	switch {
 	case f.Kind != "" && f.Name != "":

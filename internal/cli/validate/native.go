@@ -5,6 +5,7 @@ import (
 
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -16,26 +17,26 @@ import (
 // maxSeatLoss, lowest priority first), ReasonPrecedenceExhausted as a finding about the
 // document. Objects that are not in effect are not reported again (validation already reported
 // why), nor FlowSchemas whose RequestPriority is the one not projected.
-func nativeFindings(objs []object, maxSeatLoss int32, unmatched native.Unmatched) []finding {
+func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.Unmatched) []manifest.Finding {
 	first := firstByName(objs)
 	var rps []v1alpha1.RequestPriority
 	var fss []v1alpha1.FlowSchema
 	for _, o := range first {
-		if o.rp != nil {
-			rps = append(rps, *o.rp)
-		} else if o.apf() {
-			fss = append(fss, *o.fs)
+		if o.RP != nil {
+			rps = append(rps, *o.RP)
+		} else if o.APF() {
+			fss = append(fss, *o.FS)
 		}
 	}
 	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss, Unmatched: unmatched})
-	var findings []finding
+	var findings []manifest.Finding
 	for _, o := range first {
-		if !o.apf() {
+		if !o.APF() {
 			continue // EventRateLimit is enforced by the events webhook, not projected
 		}
-		kind, name := o.kindName()
+		kind, name := o.KindName()
 		results := plan.FlowSchemaResults
-		if o.rp != nil {
+		if o.RP != nil {
 			results = plan.RequestPriorities
 		}
 		findings = append(findings, resultFindings(o, kind, name, results[name])...)
@@ -45,11 +46,11 @@ func nativeFindings(objs []object, maxSeatLoss int32, unmatched native.Unmatched
 
 // firstByName keeps the first object of each kind and name, in input order: later duplicates
 // are already errors (see names).
-func firstByName(objs []object) []object {
+func firstByName(objs []manifest.Object) []manifest.Object {
 	seen := map[string]bool{}
-	var out []object
+	var out []manifest.Object
 	for _, o := range objs {
-		kind, name := o.kindName()
+		kind, name := o.KindName()
 		if !seen[kind+"/"+name] {
 			seen[kind+"/"+name] = true
 			out = append(out, o)
@@ -59,16 +60,16 @@ func firstByName(objs []object) []object {
 }
 
 // resultFindings turns one object's projection Result into findings.
-func resultFindings(o object, kind, name string, res native.Result) []finding {
+func resultFindings(o manifest.Object, kind, name string, res native.Result) []manifest.Finding {
 	switch res.Reason {
 	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget:
 		errs := res.Errors
 		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
 			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), "", res.Message)}
 		}
-		return fieldFindings(o, errs, nil)
+		return manifest.FieldFindings(o, errs, nil)
 	case v1alpha1.ReasonPrecedenceExhausted:
-		return []finding{docFinding(o.doc, kind, name, "", res.Message+
+		return []manifest.Finding{manifest.DocFinding(o.Doc, kind, name, "", res.Message+
 			"; merge FlowSchemas, or keep some of them off natively enforced clusters")}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
@@ -67,7 +68,7 @@ func TestGoldenOutputs(t *testing.T) {
 		})
 	}
 	code, out, errOut := run(t, "", "-o", outputGitHub, "-f", dir)
-	summary := fmt.Sprintf("object(s) checked: %d error(s), %d warning(s)", counts.Errors, counts.Warnings)
+	summary := fmt.Sprintf("object(s) checked for --target filter: %d error(s), %d warning(s)", counts.Errors, counts.Warnings)
 	if code != ExitError || counts.Errors == 0 || !strings.Contains(errOut, summary) ||
 		strings.Count(out, "::error ") != counts.Errors || strings.Count(out, "::warning ") != counts.Warnings {
 		t.Errorf("exit %d; JSON counts %+v; summary %q; %d ::error and %d ::warning annotations", code, counts, errOut,
@@ -117,7 +118,7 @@ func TestLines(t *testing.T) {
 		"  \"metadata\": {\"name\": \"d\"},\n  \"spec\": {\n    \"priorityLevel\": 10,\n    \"assuredConcurrencyShares\": 1,\n"+
 		"    \"queuesPerWidth\": 2,\n    \"queueLengthLimit\": 1\n  }\n}\n")
 	_, out, _ := run(t, stream, "-o", "json", "-f", "-", "-f", jsonFile)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []manifest.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -141,18 +142,18 @@ func TestLines(t *testing.T) {
 // TestGitHubCommand checks the workflow-command syntax and GitHub's escaping: %, CR and LF in
 // the message; also ':' and ',' in properties; no file= for standard input.
 func TestGitHubCommand(t *testing.T) {
-	f := finding{File: "dir,1/a:b%.yaml", Line: 7, Column: 5, Kind: "FlowSchema", Name: "x", Severity: severityError,
+	f := manifest.Finding{File: "dir,1/a:b%.yaml", Line: 7, Column: 5, Kind: "FlowSchema", Name: "x", Severity: manifest.SeverityError,
 		Field: "spec.match[0]", Message: "50% of a: b,\r\nc"}
 	want := "::error file=dir%2C1/a%3Ab%25.yaml,line=7,col=5,title=FlowSchema/x spec.match[0]::50%25 of a: b,%0D%0Ac"
 	if got := githubCommand(f); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	f = finding{File: stdinName, Line: 3, Column: 2, Kind: "RequestPriority", Name: "y", Severity: severityWarning, Message: "m"}
+	f = manifest.Finding{File: manifest.StdinName, Line: 3, Column: 2, Kind: "RequestPriority", Name: "y", Severity: manifest.SeverityWarning, Message: "m"}
 	want = "::warning title=RequestPriority/y (<stdin> line 3 column 2)::m"
 	if got := githubCommand(f); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	f = finding{File: "gone.yaml", Severity: severityError, Message: "cannot read: no such file"}
+	f = manifest.Finding{File: "gone.yaml", Severity: manifest.SeverityError, Message: "cannot read: no such file"}
 	want = "::error file=gone.yaml,title=apf-operator validate::cannot read: no such file"
 	if got := githubCommand(f); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
@@ -177,17 +178,17 @@ func TestKustomizeBuildOnStdin(t *testing.T) {
 	}
 	code, out, errOut := run(t, stream, "-o", "json", "-f", "-")
 	var got struct {
-		Findings         []finding
+		Findings         []manifest.Finding
 		Errors, Warnings int
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := []finding{
-		{File: stdinName, Document: 1, Line: lineOf(t, stream, "    name: tenants-prod"), Column: 5, Kind: "FlowSchema", Name: "tenants",
-			Severity: severityWarning, Field: "spec.requestPriority.name"},
-		{File: stdinName, Document: 2, Line: lineOf(t, stream, "  handSize: 12"), Column: 3, Kind: "RequestPriority", Name: "tenants",
-			Severity: severityError, Field: "spec.handSize"},
+	want := []manifest.Finding{
+		{File: manifest.StdinName, Document: 1, Line: lineOf(t, stream, "    name: tenants-prod"), Column: 5, Kind: "FlowSchema", Name: "tenants",
+			Severity: manifest.SeverityWarning, Field: "spec.requestPriority.name"},
+		{File: manifest.StdinName, Document: 2, Line: lineOf(t, stream, "  handSize: 12"), Column: 3, Kind: "RequestPriority", Name: "tenants",
+			Severity: manifest.SeverityError, Field: "spec.handSize"},
 	}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 1 || len(got.Findings) != len(want) {
 		t.Fatalf("exit %d, %s%s", code, out, errOut)
@@ -199,7 +200,7 @@ func TestKustomizeBuildOnStdin(t *testing.T) {
 			t.Errorf("finding %d = %+v, want %+v", i, f, want[i])
 		}
 	}
-	if !strings.HasSuffix(errOut, "2 object(s) checked: 1 error(s), 1 warning(s); 1 document(s) of other kinds skipped\n") {
+	if !strings.HasSuffix(errOut, "2 object(s) checked for --target filter: 1 error(s), 1 warning(s); 1 document(s) of other kinds skipped\n") {
 		t.Errorf("summary = %q", errOut)
 	}
 	_, out, _ = run(t, stream, "-o", "github", "-f", "-")

@@ -18,15 +18,21 @@ import (
 	"github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/defaults"
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
 var corpus = filepath.Join("..", "..", "validation", "testdata")
 
-// run calls Run and returns its exit code and outputs.
+// run calls Run and returns its exit code and outputs. Unless args name a --target, it checks
+// with --target filter: most tests are about the admission rules; the default target (native)
+// has tests of its own.
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--target") }) {
+		args = append([]string{"--target=filter"}, args...)
+	}
 	var out, errOut bytes.Buffer
 	code := Run(args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
@@ -37,7 +43,7 @@ func TestPassesOnValidSet(t *testing.T) {
 	if code != ExitOK || out != "" {
 		t.Fatalf("exit %d, findings:\n%s%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(errOut, "10 object(s) checked: 0 error(s), 0 warning(s)") {
+	if !strings.HasPrefix(errOut, "10 object(s) checked for --target filter: 0 error(s), 0 warning(s)") {
 		t.Fatalf("summary = %q, want the proposal's 10 objects checked", errOut)
 	}
 }
@@ -67,7 +73,7 @@ func TestPassesOnDefaults(t *testing.T) {
 	if code != ExitOK || out != "" {
 		t.Fatalf("exit %d, findings:\n%s%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(errOut, "10 object(s) checked: 0 error(s)") {
+	if !strings.HasPrefix(errOut, "10 object(s) checked for --target filter: 0 error(s)") {
 		t.Fatalf("summary = %q, want the 10 default objects checked", errOut)
 	}
 }
@@ -135,9 +141,9 @@ func matchPrefixes(got, prefixes []string) bool {
 
 // expectation renders a finding as a corpus file's `# expect:` line does:
 // DOC: [warning: ][FIELD: ]MESSAGE.
-func expectation(f finding) string {
+func expectation(f manifest.Finding) string {
 	s := fmt.Sprintf("%d: ", f.Document)
-	if f.Severity == severityWarning {
+	if f.Severity == manifest.SeverityWarning {
 		s += "warning: "
 	}
 	if f.Field != "" {
@@ -147,10 +153,10 @@ func expectation(f finding) string {
 }
 
 // runJSON runs validate -o json and returns the exit code, the findings and standard error.
-func runJSON(t *testing.T, args ...string) (int, []finding, string) {
+func runJSON(t *testing.T, args ...string) (int, []manifest.Finding, string) {
 	t.Helper()
 	code, out, errOut := run(t, "", append([]string{"-o", "json"}, args...)...)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []manifest.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("exit %d, output is not JSON: %v\n%s%s", code, err, out, errOut)
 	}
@@ -161,14 +167,14 @@ func TestJSONOutput(t *testing.T) {
 	file := filepath.Join(corpus, "invalid", "rp-hand-size-limit.yaml")
 	code, out, _ := run(t, "", "-o", "json", "-f", file)
 	var got struct {
-		Findings []finding `json:"findings"`
-		Errors   int       `json:"errors"`
-		Warnings int       `json:"warnings"`
+		Findings []manifest.Finding `json:"findings"`
+		Errors   int                `json:"errors"`
+		Warnings int                `json:"warnings"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	want := finding{File: file, Document: 0, Line: 10, Column: 3, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
+	want := manifest.Finding{File: file, Document: 0, Line: 10, Column: 3, Kind: "RequestPriority", Name: "too-large-hand", Severity: "error",
 		Field: "spec.handSize"}
 	if code != ExitError || got.Errors != 1 || got.Warnings != 0 || len(got.Findings) != 1 {
 		t.Fatalf("exit %d, %+v", code, got)
@@ -210,10 +216,9 @@ func TestCrossSetRules(t *testing.T) {
 }
 
 // TestWarningsAloneDoNotFail also shows that documents of other APIs, even with duplicate keys,
-// and documents that are not objects are skipped.
+// and documents of comments only are skipped.
 func TestWarningsAloneDoNotFail(t *testing.T) {
 	fs := "# a comment\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped}\ndata: {a: x, a: y}\n---\n" +
-		"- a list\n---\nplain scalar\n---\n" +
 		"apiVersion: flowcontrol.apf-operator.io/v1alpha1\nkind: FlowSchema\nmetadata: {name: s}\n" +
 		"spec: {matchingPriority: 1, requestPriority: {name: elsewhere}, match: []}\n"
 	code, out, errOut := run(t, fs, "-")
@@ -293,7 +298,7 @@ func TestNativeTargetOnProposal(t *testing.T) {
 		file + `:79:7: spec.match[0].and[0].notPatternMatch: Invalid value: "system:serviceaccount:.*": not expressible natively`,
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != ExitError || len(lines) != len(want) || !strings.HasPrefix(errOut, "10 object(s) checked: 3 error(s)") {
+	if code != ExitError || len(lines) != len(want) || !strings.HasPrefix(errOut, "10 object(s) checked for --target native: 3 error(s)") {
 		t.Fatalf("exit %d, findings:\n%s%s", code, out, errOut)
 	}
 	for i := range want {
@@ -335,7 +340,7 @@ func TestNativeShareBudget(t *testing.T) {
 func reportedNames(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
 	_, out, _ := run(t, "", "--target", "native", "--native-max-seat-loss-percent", fmt.Sprint(maxSeatLoss), "-o", "json", "-f", file)
-	var got struct{ Findings []finding }
+	var got struct{ Findings []manifest.Finding }
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +355,7 @@ func reportedNames(t *testing.T, file string, maxSeatLoss int32) []string {
 // notProjected asks native.Project directly which objects of file are not expressible.
 func notProjected(t *testing.T, file string, maxSeatLoss int32) []string {
 	t.Helper()
-	rps, fss, err := LoadObjects([]string{file}, nil)
+	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,10 @@ import (
 	"context"
 	"regexp"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/validation/crdschema"
 )
 
@@ -17,10 +17,10 @@ import (
 // walks maps in random order). A value the typed object could not hold that the schema does
 // not report on its field (metadata.name is not in the CRDs' schemas) is reported from the
 // decoding error, without Go's type names.
-func schemaErrors(ctx context.Context, o object) (field.ErrorList, error) {
-	apiVersion, _ := o.raw["apiVersion"].(string)
-	kind, _ := o.raw["kind"].(string)
-	errs, _, err := crdschema.Validate(ctx, apiVersion, kind, o.raw)
+func schemaErrors(ctx context.Context, o manifest.Object) (field.ErrorList, error) {
+	apiVersion, _ := o.Raw["apiVersion"].(string)
+	kind, _ := o.Raw["kind"].(string)
+	errs, _, err := crdschema.Validate(ctx, apiVersion, kind, o.Raw)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +28,8 @@ func schemaErrors(ctx context.Context, o object) (field.ErrorList, error) {
 	slices.SortStableFunc(errs, func(a, b *field.Error) int {
 		return cmp.Or(cmp.Compare(a.Field, b.Field), cmp.Compare(a.Error(), b.Error()))
 	})
-	if o.decodeErr != nil {
-		if e := decodeError(o.decodeErr); !slices.ContainsFunc(errs, func(s *field.Error) bool {
+	if o.DecodeErr != nil {
+		if e := manifest.DecodeError(o.DecodeErr); !slices.ContainsFunc(errs, func(s *field.Error) bool {
 			return s.Field == e.Field || e.Field == "<nil>" && isTypeError(s)
 		}) {
 			errs = append(errs, e)
@@ -68,54 +68,3 @@ func placeUnnamed(errs field.ErrorList) field.ErrorList {
 
 // isTypeError reports whether e is about a value of the wrong type.
 func isTypeError(e *field.Error) bool { return e.Type == field.ErrorTypeTypeInvalid }
-
-// goTypeError matches encoding/json's type error, to say it without Go's struct names.
-var goTypeError = regexp.MustCompile(`cannot unmarshal (.+) into Go struct field [^.\s]+\.(\S+) of type (\S+)`)
-
-// decodeError turns a decoding error into a field error.
-func decodeError(err error) *field.Error {
-	m := goTypeError.FindStringSubmatch(err.Error())
-	if m == nil {
-		return field.Invalid(nil, nil, "cannot decode: "+strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return &field.Error{Type: field.ErrorTypeTypeInvalid, Field: m[2], BadValue: field.OmitValueType{},
-		Detail: "a " + m[1] + " cannot be decoded as " + m[3]}
-}
-
-// merge joins the schema's errors and the webhook rules' errors about one object. Where both
-// report one field, the rules' error is kept (it names the fix; the CRDs' CEL rules repeat the
-// webhook's rules on the same paths), except for a value of the wrong type: the schema says
-// so, and the rules, which saw the field unset, are dropped for that field, the fields under
-// it and the errors that name it.
-func merge(schemaErrs, ruleErrs field.ErrorList) field.ErrorList {
-	ruleFields := map[string]bool{}
-	for _, e := range ruleErrs {
-		ruleFields[e.Field] = true
-	}
-	var out field.ErrorList
-	var typeFields []string
-	for _, e := range schemaErrs {
-		if isTypeError(e) {
-			typeFields = append(typeFields, e.Field)
-		}
-		if isTypeError(e) || !ruleFields[e.Field] {
-			out = append(out, e)
-		}
-	}
-	for _, e := range ruleErrs {
-		if !slices.ContainsFunc(typeFields, func(f string) bool { return concerns(e, f) }) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// concerns reports whether e is about the field at path, a field under it, or names it in its
-// message (a rule that read the field unset).
-func concerns(e *field.Error, path string) bool {
-	if e.Field == path || strings.HasPrefix(e.Field, path+".") || strings.HasPrefix(e.Field, path+"[") {
-		return true
-	}
-	steps := pathSteps(path)
-	return len(steps) > 0 && strings.Contains(e.Detail, steps[len(steps)-1])
-}

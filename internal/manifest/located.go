@@ -1,4 +1,4 @@
-package validate
+package manifest
 
 import (
 	"errors"
@@ -21,22 +21,22 @@ type LocatedRequestPriority struct {
 // does (same reading, same strict decoding, same errors), each with its file and line, for
 // commands such as recommend that point at the line to edit.
 func LoadRequestPriorities(paths []string, stdin io.Reader) ([]LocatedRequestPriority, error) {
-	docs, findings := collect(paths, nil, stdin)
+	docs, findings := Read(paths, nil, stdin)
 	var out []LocatedRequestPriority
 	for _, d := range docs {
-		objs, f := decode(d)
+		objs, f := Decode(d)
 		findings = append(findings, f...)
 		for _, o := range objs {
 			findings = append(findings, typeFindings(o)...)
-			if o.rp != nil {
-				pos := o.doc.fieldPosition("spec.assuredConcurrencyShares")
-				out = append(out, LocatedRequestPriority{RequestPriority: *o.rp, File: o.doc.file, Line: pos.Line})
+			if o.RP != nil {
+				pos := o.Doc.FieldPosition("spec.assuredConcurrencyShares")
+				out = append(out, LocatedRequestPriority{RequestPriority: *o.RP, File: o.Doc.File, Line: pos.Line})
 			}
 		}
 	}
 	var errs []error
 	for _, f := range findings {
-		if f.Severity == severityError {
+		if f.Severity == SeverityError {
 			errs = append(errs, errors.New(f.String()))
 		}
 	}

@@ -1,4 +1,4 @@
-package validate
+package manifest
 
 import (
 	"path"
@@ -26,8 +26,8 @@ func excluded(rel string, globs []string) bool {
 	return false
 }
 
-// checkGlob rejects a malformed --exclude pattern (path.Match would fail on every path).
-func checkGlob(g string) error {
+// CheckGlob rejects a malformed --exclude pattern (path.Match would fail on every path).
+func CheckGlob(g string) error {
 	_, err := path.Match(g, "")
 	return err
 }

@@ -1,4 +1,4 @@
-package validate
+package manifest
 
 import (
 	"regexp"
@@ -8,33 +8,30 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
-// position is where a finding points in its file: 1-based line and column, or zero when
+// Position is where a finding points in its file: 1-based line and column, or zero when
 // unknown (a file that could not be read).
-type position struct {
+type Position struct {
+	// Line and Column are 1-based.
 	Line, Column int
 }
 
-// shiftPosition, when set, changes every position computed from a document: the corpus
-// test's mutation check uses it to prove that a wrong line fails the corpus test.
-var shiftPosition func(position) position
-
-// fieldPosition returns where the field at path (a field.Path string such as
+// FieldPosition returns where the field at path (a field.Path string such as
 // `spec.match[0].and[1].superSet.field`, relative to the document's object) is written: the
 // key of the deepest part of the path present in the document (a missing required field
 // points at its parent), or the object's first key when path is empty or names nothing in the
 // document, or the document's first line when it cannot be parsed.
-func (d document) fieldPosition(path string) position {
-	return d.shift(d.locate(d.root + path))
+func (d Document) FieldPosition(path string) Position {
+	return d.locate(d.Root + path)
 }
 
 // locate finds path in the document's YAML node tree.
-func (d document) locate(path string) position {
-	start := position{Line: d.line, Column: 1}
-	if d.line == 0 {
-		return position{}
+func (d Document) locate(path string) Position {
+	start := Position{Line: d.Line, Column: 1}
+	if d.Line == 0 {
+		return Position{}
 	}
 	var root yamlv3.Node
-	if err := yamlv3.Unmarshal(d.data, &root); err != nil || len(root.Content) == 0 {
+	if err := yamlv3.Unmarshal(d.Data, &root); err != nil || len(root.Content) == 0 {
 		return start
 	}
 	node := root.Content[0]
@@ -42,7 +39,7 @@ func (d document) locate(path string) position {
 	if node.Kind == yamlv3.MappingNode && len(node.Content) > 0 {
 		pos = d.inFile(node.Content[0]) // the object's first key, past leading comments
 	}
-	for _, step := range pathSteps(path) {
+	for _, step := range PathSteps(path) {
 		key, child := lookup(node, step)
 		if child == nil {
 			break
@@ -53,8 +50,8 @@ func (d document) locate(path string) position {
 }
 
 // inFile turns a node's position within the document into the file's.
-func (d document) inFile(n *yamlv3.Node) position {
-	return position{Line: d.line + n.Line - 1, Column: n.Column}
+func (d Document) inFile(n *yamlv3.Node) Position {
+	return Position{Line: d.Line + n.Line - 1, Column: n.Column}
 }
 
 // yamlErrorLine matches the document-relative line that YAML parsers put in their errors.
@@ -63,27 +60,19 @@ var yamlErrorLine = regexp.MustCompile(`^(?:yaml: )?(?:unmarshal errors:\s*)?lin
 // syntaxPosition returns where a YAML error of the document is, in the file, and the error
 // without the document-relative line: the line the parser names (the first one when it names
 // several) at its first non-blank column, or the document's start when it names none.
-func (d document) syntaxPosition(msg string) (position, string) {
-	pos := position{Line: d.line, Column: 1}
+func (d Document) syntaxPosition(msg string) (Position, string) {
+	pos := Position{Line: d.Line, Column: 1}
 	m := yamlErrorLine.FindStringSubmatchIndex(msg)
 	if m == nil {
-		return d.shift(pos), msg
+		return pos, msg
 	}
 	n, _ := strconv.Atoi(msg[m[2]:m[3]])
-	pos.Line = d.line + n - 1
-	lines := strings.Split(string(d.data), "\n")
+	pos.Line = d.Line + n - 1
+	lines := strings.Split(string(d.Data), "\n")
 	if n >= 1 && n <= len(lines) {
 		pos.Column = len(lines[n-1]) - len(strings.TrimLeft(lines[n-1], " \t")) + 1
 	}
-	return d.shift(pos), msg[m[1]:]
-}
-
-// shift applies shiftPosition, if set.
-func (d document) shift(p position) position {
-	if shiftPosition != nil {
-		return shiftPosition(p)
-	}
-	return p
+	return pos, msg[m[1]:]
 }
 
 // lookup finds step in node: a key of a mapping (returning the key node, whose line is where
@@ -107,10 +96,10 @@ func lookup(node *yamlv3.Node, step string) (*yamlv3.Node, *yamlv3.Node) {
 	return nil, nil
 }
 
-// pathSteps splits a field.Path string into its field names, indices and keys:
+// PathSteps splits a field.Path string into its field names, indices and keys:
 // `spec.match[0].and` gives spec, match, 0, and; `metadata.labels[a.b]` gives metadata,
 // labels, a.b.
-func pathSteps(path string) []string {
+func PathSteps(path string) []string {
 	var steps []string
 	for path != "" {
 		switch path[0] {

@@ -1,4 +1,4 @@
-package validate
+package manifest
 
 import (
 	"bufio"
@@ -14,39 +14,42 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// stdinName is how findings name standard input.
-const stdinName = "<stdin>"
+// StdinName is how findings name standard input.
+const StdinName = "<stdin>"
 
-// document is one YAML document of an input file.
-type document struct {
-	file  string
-	index int
-	// line is the 1-based line of the file on which the document starts.
-	line int
-	data []byte
-	// root is the field path of the object within the document ("items[2]." for an item of a
+// Document is one YAML document of an input file.
+type Document struct {
+	// File is the file's path as given ("<stdin>" for standard input).
+	File string
+	// Index counts the documents of the file from 0.
+	Index int
+	// Line is the 1-based line of the file on which the document starts.
+	Line int
+	// Data is the document's text.
+	Data []byte
+	// Root is the field path of the object within the document ("items[2]." for an item of a
 	// List), so that a finding's field can be found in data.
-	root string
+	Root string
 }
 
 // manifestExtensions are the file names searched in directories.
 var manifestExtensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
-// collect reads every path into documents, leaving out the files that match an exclude glob
+// Read reads every path into documents, leaving out the files that match an exclude glob
 // (see excluded); unreadable paths become error findings.
-func collect(paths, excludes []string, stdin io.Reader) ([]document, []finding) {
-	var docs []document
-	var findings []finding
+func Read(paths, excludes []string, stdin io.Reader) ([]Document, []Finding) {
+	var docs []Document
+	var findings []Finding
 	for _, p := range paths {
 		files, err := expand(p, excludes)
 		if err != nil {
-			findings = append(findings, fileFinding(p, err))
+			findings = append(findings, FileFinding(p, err))
 			continue
 		}
 		for _, f := range files {
 			d, err := readFile(f, stdin)
 			if err != nil {
-				findings = append(findings, fileFinding(f, err))
+				findings = append(findings, FileFinding(f, err))
 			}
 			docs = append(docs, d...)
 		}
@@ -95,11 +98,11 @@ func expand(p string, excludes []string) ([]string, error) {
 
 // readFile splits a file (or standard input for "-") into its YAML documents, each with the
 // line it starts on.
-func readFile(name string, stdin io.Reader) ([]document, error) {
+func readFile(name string, stdin io.Reader) ([]Document, error) {
 	var data []byte
 	var err error
 	if name == "-" {
-		name = stdinName
+		name = StdinName
 		data, err = io.ReadAll(stdin)
 	} else {
 		data, err = os.ReadFile(name)
@@ -109,7 +112,7 @@ func readFile(name string, stdin io.Reader) ([]document, error) {
 	}
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	lines := bytes.Split(data, []byte("\n"))
-	var docs []document
+	var docs []Document
 	next := 0 // the index in lines of the first line not yet consumed
 	for i := 0; ; i++ {
 		doc, err := reader.Read()
@@ -121,7 +124,7 @@ func readFile(name string, stdin io.Reader) ([]document, error) {
 		}
 		next = skipSeparators(lines, next)
 		if len(bytes.TrimSpace(doc)) > 0 {
-			docs = append(docs, document{file: name, index: i, line: next + 1, data: doc})
+			docs = append(docs, Document{File: name, Index: i, Line: next + 1, Data: doc})
 		}
 		// The reader returns each line it consumed ended by one '\n' (a "\r\n" too).
 		next += bytes.Count(doc, []byte("\n"))
