@@ -39,8 +39,8 @@ type KubeAPIServer struct {
 	factory informers.SharedInformerFactory
 }
 
-// Start starts the controller on the given objects, kube-apiserver's mandatory ones where
-// absent, and a sentinel FlowSchema (precedence 2, its own user only), and returns once it
+// Start starts the controller on the given objects (with the API's defaults applied, as a
+// cluster stores them), kube-apiserver's mandatory ones where absent, and a sentinel FlowSchema (precedence 2, its own user only), and returns once it
 // classifies by them. Close stops it.
 func Start(t testing.TB, levels []flowcontrolv1.PriorityLevelConfiguration, schemas []flowcontrolv1.FlowSchema) *KubeAPIServer {
 	t.Helper()
@@ -71,10 +71,10 @@ func objects(levels []flowcontrolv1.PriorityLevelConfiguration, schemas []flowco
 	var out []runtime.Object
 	has := map[string]bool{}
 	for i := range levels {
-		out, has["l/"+levels[i].Name] = append(out, levels[i].DeepCopy()), true
+		out, has["l/"+levels[i].Name] = append(out, defaultLevel(levels[i].DeepCopy())), true
 	}
 	for i := range schemas {
-		out, has["s/"+schemas[i].Name] = append(out, digested(schemas[i].DeepCopy())), true
+		out, has["s/"+schemas[i].Name] = append(out, digested(defaultSchema(schemas[i].DeepCopy()))), true
 	}
 	for _, l := range bootstrapset.MandatoryPriorityLevels() {
 		if !has["l/"+l.Name] {
