@@ -17,12 +17,6 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
-// kube-apiserver's metrics of its priority levels that the operator reads.
-const (
-	nominalSeatsMetric = apfmetrics.NominalSeatsMetric
-	upperSeatsMetric   = apfmetrics.UpperSeatsMetric
-)
-
 // DefaultNativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics for the
 // native nominal seats when Options.NativeSeatsPeriod is zero.
 const DefaultNativeSeatsPeriod = 30 * time.Second
@@ -37,9 +31,7 @@ const nativeSeatsTimeout = 10 * time.Second
 type nativeSeats struct {
 	// nominal is apiserver_flowcontrol_nominal_limit_seats by priority level.
 	nominal map[string]int32
-	// scl is the server concurrency limit: kube-apiserver sets a level's upper limit to its
-	// nominal seats plus the limit when the level has no borrowing limit, as the exempt level
-	// never has (apf_controller.go finishQueueSetReconfigsLocked); 0 when unknown.
+	// scl is the server concurrency limit (apfmetrics.Seats.ServerLimit); 0 when unknown.
 	scl int64
 }
 
@@ -95,7 +87,7 @@ func (r *seatReader) read(ctx context.Context) bool {
 	raw, err := r.fetch(ctx)
 	var families apfmetrics.Families
 	if err == nil {
-		families, err = apfmetrics.Parse(raw, nominalSeatsMetric, upperSeatsMetric, apfmetrics.RejectedMetric)
+		families, err = apfmetrics.Parse(raw, append(apfmetrics.SeatsMetrics, apfmetrics.RejectedMetric)...)
 	}
 	var seats *nativeSeats
 	if err == nil {
@@ -114,30 +106,31 @@ func (r *seatReader) read(ctx context.Context) bool {
 }
 
 // parseSeats reads the nominal seats of every level and the server concurrency limit from
-// kube-apiserver's metrics (text format). Only the lines of the two metrics are parsed.
+// kube-apiserver's metrics (text format), through apfmetrics.ParseSeats.
 func parseSeats(raw []byte) (*nativeSeats, error) {
-	families, err := apfmetrics.Parse(raw, nominalSeatsMetric, upperSeatsMetric)
+	seats, err := apfmetrics.ParseSeats(raw)
 	if err != nil {
 		return nil, err
 	}
-	return seatsFrom(families)
+	return nativeSeatsOf(seats), nil
 }
 
-// seatsFrom reads the seats from parsed metric families.
+// seatsFrom reads the seats from parsed metric families, through apfmetrics.SeatsOf.
 func seatsFrom(families apfmetrics.Families) (*nativeSeats, error) {
-	nominal := families.ByLabel(nominalSeatsMetric, apfmetrics.LevelLabel)
-	upper := families.ByLabel(upperSeatsMetric, apfmetrics.LevelLabel)
-	if len(nominal) == 0 {
-		return nil, fmt.Errorf("no %s in kube-apiserver's metrics (API Priority and Fairness off?)", nominalSeatsMetric)
+	seats, err := apfmetrics.SeatsOf(families)
+	if err != nil {
+		return nil, err
 	}
-	out := &nativeSeats{nominal: make(map[string]int32, len(nominal))}
-	for level, v := range nominal {
+	return nativeSeatsOf(seats), nil
+}
+
+// nativeSeatsOf keeps what the operator's status needs of apfmetrics' seats.
+func nativeSeatsOf(s *apfmetrics.Seats) *nativeSeats {
+	out := &nativeSeats{nominal: make(map[string]int32, len(s.Nominal)), scl: s.ServerLimit}
+	for level, v := range s.Nominal {
 		out.nominal[level] = int32(v)
 	}
-	if u, ok := upper["exempt"]; ok {
-		out.scl = max(int64(u-nominal["exempt"]), 0)
-	}
-	return out, nil
+	return out
 }
 
 // seatsSettle is how long after a snapshot the seats are read again: the native objects it

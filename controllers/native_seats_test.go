@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -11,6 +13,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 const seatsMetrics = `# HELP apiserver_flowcontrol_nominal_limit_seats [BETA] Nominal number of execution seats configured for each priority level
@@ -113,4 +116,33 @@ func plc(name string, shares *int32) flowcontrolv1.PriorityLevelConfiguration {
 	return flowcontrolv1.PriorityLevelConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: flowcontrolv1.PriorityLevelConfigurationSpec{Type: flowcontrolv1.PriorityLevelEnablementLimited,
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{NominalConcurrencyShares: shares}}}
+}
+
+// TestSeatsAgreeWithNativeview: the operator's seats and nativeview's (what explain and the
+// CLI show) are read by internal/apfmetrics alone, so they agree on the same /metrics text: a
+// real kube-apiserver 1.36's (limit 600), and its APF controller's at a limit of 598, whose
+// nominal seats are those of 600 (a search over the nominal seats, nativeview's former way, took
+// 600 there).
+func TestSeatsAgreeWithNativeview(t *testing.T) {
+	for file, limit := range map[string]int64{"kube-apiserver-1.36.3.metrics": 600, "bootstrap-598.metrics": 598} {
+		raw, err := os.ReadFile(filepath.Join("..", "internal", "apfmetrics", "testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, err := parseSeats(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view := nativeview.Bootstrap().WithMetrics(raw)
+		if ours.scl != limit || view.ServerSeats() != limit || view.SeatsError != nil {
+			t.Errorf("%s: server limit %d here, %d in nativeview (%v); want %d", file, ours.scl, view.ServerSeats(),
+				view.SeatsError, limit)
+		}
+		for _, l := range view.PriorityLevels() {
+			n := view.NominalSeats(l.Name)
+			if got, ok := ours.nominal[l.Name]; !ok || n == nil || int64(got) != *n {
+				t.Errorf("%s: %s has %d seats here, %v in nativeview", file, l.Name, got, n)
+			}
+		}
+	}
 }

@@ -6,7 +6,6 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
@@ -16,6 +15,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -48,12 +48,8 @@ func newBudgetBook(t *testing.T) *budgetBook {
 	if b.levels, err = informers.FakeInformerFor(ctx, &flowcontrolv1.PriorityLevelConfiguration{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
-		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations,
-	} {
-		for _, plc := range list {
-			b.levels.Add(plc.DeepCopy())
-		}
+	for _, plc := range bootstrapset.PriorityLevels() {
+		b.levels.Add(&plc)
 	}
 	return b
 }

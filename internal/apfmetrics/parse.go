@@ -1,8 +1,10 @@
 // Package apfmetrics reads what kube-apiserver publishes about its API Priority and Fairness:
 // the apiserver_flowcontrol_* families of its Prometheus text metrics (/metrics) and the text
 // tables of /debug/api_priority_and_fairness/dump_*. The operator's native seats, its status
-// summaries and `apf-operator top` all read through it. Parsing is defensive: unknown families,
-// labels and columns are ignored, never fatal.
+// summaries, nativeview (explain) and `apf-operator top` all read through it. It is the one place
+// that computes seats from kube-apiserver's metrics: ParseSeats and SeatsOf give each level's
+// nominal and current limit and the server's concurrency limit. Parsing is defensive: unknown
+// families, labels and columns are ignored, never fatal.
 package apfmetrics
 
 import (

@@ -10,6 +10,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
 )
 
 // clusterFS is a native FlowSchema of the cluster's own (no operator label) that takes every
@@ -62,14 +63,16 @@ func TestClusterSchemasStayAhead(t *testing.T) {
 	if route := planFlowSchema(plan, OperatorRouteName); route == nil || route.Spec.MatchingPrecedence != 1001 {
 		t.Errorf("operator route %+v, want at 1001", route)
 	}
-	all := append(existing.ClusterSchemas(), plan.FlowSchemas...)
+	kube := nativetest.Start(t, append(existing.PriorityLevels, plan.PriorityLevels...),
+		append(existing.ClusterSchemas(), plan.FlowSchemas...))
+	defer kube.Close()
 	for user, want := range map[string]string{
 		"eks:exempt-agent": "eks-exempt", "leader": "workload-leader-election", "eks:controller": "eks-workload-high",
 		"tenant": NativeName("all"), "sa": NativeName("all"), operatorSA.Username(): OperatorRouteName,
 	} {
 		a := &request.Attributes{User: user, Verb: "get", Resource: "pods", Namespace: "default", ResourceRequest: true}
-		if got := Classify(all, a); got == nil || got.Name != want {
-			t.Errorf("user %s classified by %v, want %s", user, got, want)
+		if got := kube.Pick(a); got != want {
+			t.Errorf("user %s: kube-apiserver picks %s, want %s", user, got, want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package native_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -9,21 +8,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
-	"k8s.io/apiserver/pkg/authentication/user"
 	endpointsrequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
-	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
-	fcrequest "k8s.io/apiserver/pkg/util/flowcontrol/request"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -32,6 +22,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
 )
 
 // This file is the differential test of the projection against kube-apiserver's own code,
@@ -39,9 +30,10 @@ import (
 //   - request parsing: k8s.io/apiserver's RequestInfoFactory, configured as kube-apiserver
 //     configures it, and its long-running check (BasicLongRunningRequestCheck, watches
 //     excepted) to leave out the requests kube-apiserver serves unclassified;
-//   - rule matching and ordering: k8s.io/apiserver's APF controller (utilflowcontrol.New, as an
-//     API server builds it) on a fake clientset holding the projected native objects and
-//     kube-apiserver's mandatory ones; the FlowSchema it picks is what its noteFn receives.
+//   - rule matching and ordering: k8s.io/apiserver's APF controller (nativetest.Start:
+//     utilflowcontrol.New, as an API server builds it) on a fake clientset holding the projected
+//     native objects and kube-apiserver's mandatory ones; the FlowSchema it picks is what its
+//     noteFn receives.
 //
 // Requests are HTTP requests (method, path, query): OPTIONS, TRACE and custom methods, paths
 // with empty segments and trailing slashes, ?watch variants, subresources, non-resource paths.
@@ -62,87 +54,6 @@ var (
 	longRunning = genericfilters.BasicLongRunningRequestCheck(sets.NewString("watch", "proxy"),
 		sets.NewString("attach", "exec", "proxy", "log", "portforward"))
 )
-
-// sentinelUser is classified by the sentinel FlowSchema once the controller has digested its
-// configuration.
-const sentinelUser, sentinelSchema = "oracle-sentinel", "oracle-sentinel"
-
-// upstream is kube-apiserver's APF controller on a fixed set of native objects.
-type upstream struct {
-	ctl     utilflowcontrol.Interface
-	stop    chan struct{}
-	done    chan struct{}
-	factory informers.SharedInformerFactory
-}
-
-// startUpstream starts the controller on kube-apiserver's mandatory objects, a sentinel and the
-// given objects, and returns once it classifies by them.
-func startUpstream(t testing.TB, plcs []flowcontrolv1.PriorityLevelConfiguration, fss []flowcontrolv1.FlowSchema) *upstream {
-	t.Helper()
-	objs := []runtime.Object{
-		bootstrap.MandatoryPriorityLevelConfigurationExempt.DeepCopy(),
-		bootstrap.MandatoryPriorityLevelConfigurationCatchAll.DeepCopy(),
-		digested(bootstrap.MandatoryFlowSchemaExempt.DeepCopy()),
-		digested(bootstrap.MandatoryFlowSchemaCatchAll.DeepCopy()),
-		digested(&flowcontrolv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: sentinelSchema}, Spec: flowcontrolv1.FlowSchemaSpec{
-			PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: native.ExemptLevelName},
-			MatchingPrecedence:         2,
-			Rules: []flowcontrolv1.PolicyRulesWithSubjects{{
-				Subjects:         []flowcontrolv1.Subject{{Kind: flowcontrolv1.SubjectKindUser, User: &flowcontrolv1.UserSubject{Name: sentinelUser}}},
-				NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
-			}},
-		}}),
-	}
-	for i := range plcs {
-		objs = append(objs, plcs[i].DeepCopy())
-	}
-	for i := range fss {
-		objs = append(objs, digested(fss[i].DeepCopy()))
-	}
-	client := fake.NewClientset(objs...)
-	factory := informers.NewSharedInformerFactory(client, 0)
-	u := &upstream{ctl: utilflowcontrol.New(factory, client.FlowcontrolV1(), 10000), stop: make(chan struct{}),
-		done: make(chan struct{}), factory: factory}
-	factory.Start(u.stop)
-	go func() {
-		defer close(u.done)
-		_ = u.ctl.Run(u.stop)
-	}()
-	probe := &endpointsrequest.RequestInfo{Path: "/probe", Verb: "get"}
-	for deadline := time.Now().Add(2 * time.Minute); u.classify(probe, sentinelUser, nil) != sentinelSchema; {
-		if time.Now().After(deadline) {
-			u.close()
-			t.Fatal("kube-apiserver's APF controller did not take its configuration within 2 minutes")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return u
-}
-
-// digested adds the condition the controller would write, so that it writes no status.
-func digested(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchema {
-	fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: flowcontrolv1.FlowSchemaConditionDangling,
-		Status: flowcontrolv1.ConditionFalse}}
-	return fs
-}
-
-func (u *upstream) close() {
-	close(u.stop)
-	<-u.done
-	u.factory.Shutdown()
-}
-
-// classify handles one request and returns the name of the FlowSchema kube-apiserver picked.
-func (u *upstream) classify(info *endpointsrequest.RequestInfo, name string, groups []string) string {
-	var picked string
-	note := func(fs *flowcontrolv1.FlowSchema, _ *flowcontrolv1.PriorityLevelConfiguration, _ string) {
-		picked = fs.Name
-	}
-	digest := utilflowcontrol.RequestDigest{RequestInfo: info, User: &user.DefaultInfo{Name: name, Groups: groups}}
-	u.ctl.Handle(context.Background(), digest, note, func() fcrequest.WorkEstimate { return fcrequest.WorkEstimate{InitialSeats: 1} },
-		func(bool) {}, func() {})
-	return picked
-}
 
 // httpRequest is one generated HTTP request and its identity.
 type httpRequest struct {
@@ -326,8 +237,8 @@ func checkDifferential(t *testing.T, rps []flowv1.RequestPriority, fss []flowv1.
 			st.projected++
 		}
 	}
-	up := startUpstream(t, plan.PriorityLevels, plan.FlowSchemas)
-	defer up.close()
+	up := nativetest.Start(t, plan.PriorityLevels, plan.FlowSchemas)
+	defer up.Close()
 	classifier := classify.Compile(cfg)
 	var res classify.Result
 	var all []parsed
@@ -357,7 +268,7 @@ func checkDifferential(t *testing.T, rps []flowv1.RequestPriority, fss []flowv1.
 		if p.info.Verb == "watch" {
 			st.watches++
 		}
-		if got := up.classify(p.info, r.user, r.groups); got != want {
+		if got := up.PickRequest(p.info, r.user, r.groups); got != want {
 			t.Fatalf("%s: the in-process classifier picks FlowSchema %s (native %s), kube-apiserver %s\nmatch: %s\nnative: %s",
 				r, res.Schema.Name, want, got, dump(res.Schema.Match), dump(nativeByName(plan, got)))
 		}
@@ -376,24 +287,24 @@ func checkIsolated(t *testing.T, cfg *effective.Config, plan *native.Plan, reqs 
 			continue
 		}
 		st.isolated++
-		up := startUpstream(t, plan.PriorityLevels, []flowcontrolv1.FlowSchema{*fs})
+		up := nativetest.Start(t, plan.PriorityLevels, []flowcontrolv1.FlowSchema{*fs})
 		for i, p := range all {
 			if !p.ok || slices.Contains(reqs[i].groups, effective.MastersGroup) {
 				continue // masters are exempt first
 			}
 			st.isolatedChecks++
-			ours, theirs := ourAccepts(s.Match, &p.attrs), up.classify(p.info, reqs[i].user, reqs[i].groups) == name
+			ours, theirs := ourAccepts(s.Match, &p.attrs), up.PickRequest(p.info, reqs[i].user, reqs[i].groups) == name
 			if native.Matches(fs, &p.attrs) != theirs {
-				up.close()
+				up.Close()
 				t.Fatalf("%s: native.Matches(%s) is %v, kube-apiserver's rule matching %v", reqs[i], name, !theirs, theirs)
 			}
 			if ours != theirs {
-				up.close()
+				up.Close()
 				t.Fatalf("%s: FlowSchema %s accepts it: %v; kube-apiserver matches its projection %s: %v\nmatch: %s\nnative: %s",
 					reqs[i], s.Name, ours, name, theirs, dump(s.Match), dump(fs.Spec.Rules))
 			}
 		}
-		up.close()
+		up.Close()
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -25,6 +24,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
@@ -150,7 +150,7 @@ func nativeNonResourceRule(r *flowcontrolv1.NonResourcePolicyRule, a *request.At
 // nativeOrder is the order in which kube-apiserver tries the FlowSchemas: by matching precedence,
 // then name, with its mandatory `exempt` FlowSchema (precedence 1, group system:masters) first.
 func nativeOrder(plan *native.Plan) []*flowcontrolv1.FlowSchema {
-	out := []*flowcontrolv1.FlowSchema{bootstrap.MandatoryFlowSchemaExempt}
+	out := []*flowcontrolv1.FlowSchema{mandatoryExempt()}
 	for i := range plan.FlowSchemas {
 		out = append(out, &plan.FlowSchemas[i])
 	}
@@ -1423,4 +1423,14 @@ func TestProjectionSingleTests(t *testing.T) {
 				st.projected, st.nontrivial, len(reqs))
 		})
 	}
+}
+
+// mandatoryExempt is kube-apiserver's mandatory exempt FlowSchema.
+func mandatoryExempt() *flowcontrolv1.FlowSchema {
+	for _, fs := range bootstrapset.MandatoryFlowSchemas() {
+		if fs.Name == flowcontrolv1.FlowSchemaNameExempt {
+			return &fs
+		}
+	}
+	panic("no mandatory exempt FlowSchema")
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // TestProjectionNeverShadowsExempt: however eagerly the FlowSchemas match (matchingPriority 0,
@@ -37,7 +39,9 @@ func TestProjectionNeverShadowsExempt(t *testing.T) {
 	if res := plan.FlowSchemaResults["masters-queued"]; res.Projected || res.Reason != flowv1.ReasonNotInEffect {
 		t.Errorf("masters-queued: %+v, want not projected (%s)", res, flowv1.ReasonNotInEffect)
 	}
-	schemas := append(native.BootstrapSchemas(), plan.FlowSchemas...)
+	kube := nativetest.Start(t, append(bootstrapset.PriorityLevels(), plan.PriorityLevels...),
+		append(bootstrapset.FlowSchemas(), plan.FlowSchemas...))
+	defer kube.Close()
 	classifier := classify.Compile(cfg)
 	for _, tc := range []struct {
 		a          request.Attributes
@@ -54,8 +58,8 @@ func TestProjectionNeverShadowsExempt(t *testing.T) {
 		if got.Schema.Name != tc.ours || got.Schema.Priority.Exempt() != (tc.ours == effective.BackstopExemptName) {
 			t.Errorf("%s: our classifier picks %s at %s, want %s", tc.a.User, got.Schema.Name, got.Schema.Priority.Name, tc.ours)
 		}
-		if fs := native.Classify(schemas, &tc.a); fs == nil || fs.Name != tc.them {
-			t.Errorf("%s: kube-apiserver would pick %v, want %s", tc.a.User, fs, tc.them)
+		if picked := kube.Pick(&tc.a); picked != tc.them {
+			t.Errorf("%s: kube-apiserver picks %s, want %s", tc.a.User, picked, tc.them)
 		}
 	}
 }

@@ -2,11 +2,9 @@ package native
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 )
@@ -86,40 +84,6 @@ func pathMatches(urls []string, path string) bool {
 		}
 	}
 	return false
-}
-
-// BootstrapSchemas are kube-apiserver's mandatory and suggested FlowSchemas as the vendored
-// k8s.io/apiserver configures them, the ones a live cluster holds unless an administrator
-// changed them.
-func BootstrapSchemas() []flowcontrolv1.FlowSchema {
-	var out []flowcontrolv1.FlowSchema
-	for _, list := range [][]*flowcontrolv1.FlowSchema{bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas} {
-		for _, fs := range list {
-			out = append(out, *fs.DeepCopy())
-		}
-	}
-	return out
-}
-
-// Classify returns the native FlowSchema kube-apiserver picks for a among schemas: the first
-// match by matchingPrecedence, then name; nil when none matches.
-func Classify(schemas []flowcontrolv1.FlowSchema, a *request.Attributes) *flowcontrolv1.FlowSchema {
-	ordered := make([]*flowcontrolv1.FlowSchema, len(schemas))
-	for i := range schemas {
-		ordered[i] = &schemas[i]
-	}
-	sort.SliceStable(ordered, func(i, j int) bool {
-		if p, q := ordered[i].Spec.MatchingPrecedence, ordered[j].Spec.MatchingPrecedence; p != q {
-			return p < q
-		}
-		return ordered[i].Name < ordered[j].Name
-	})
-	for _, fs := range ordered {
-		if Matches(fs, a) {
-			return fs
-		}
-	}
-	return nil
 }
 
 // Classified reports whether kube-apiserver classifies a at all. It serves long-running

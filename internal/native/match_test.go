@@ -1,11 +1,14 @@
 package native
 
 import (
+	"slices"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 func TestPathMatches(t *testing.T) {
@@ -24,8 +27,13 @@ func TestPathMatches(t *testing.T) {
 	}
 }
 
+// TestMatchesBootstrapSchemas: on kube-apiserver's bootstrap objects, kube-apiserver's own
+// controller picks the expected FlowSchema, and Matches accepts the request for it; a request
+// with no group at all matches none (Matches agrees) and falls back to catch-all.
 func TestMatchesBootstrapSchemas(t *testing.T) {
-	schemas := BootstrapSchemas()
+	schemas := bootstrapset.FlowSchemas()
+	kube := nativetest.Start(t, bootstrapset.PriorityLevels(), schemas)
+	defer kube.Close()
 	cases := []struct {
 		attrs request.Attributes
 		want  string
@@ -43,14 +51,18 @@ func TestMatchesBootstrapSchemas(t *testing.T) {
 		{request.Attributes{User: "nobody", Verb: "get", Path: "/x"}, ""}, // no group at all: no schema
 	}
 	for _, c := range cases {
-		fs := Classify(schemas, &c.attrs)
-		if got := ""; fs != nil {
-			got = fs.Name
-			if got != c.want {
-				t.Errorf("%+v: classified by %s, want %q", c.attrs, got, c.want)
+		picked := kube.Pick(&c.attrs)
+		var matching []string
+		for i := range schemas {
+			if Matches(&schemas[i], &c.attrs) {
+				matching = append(matching, schemas[i].Name)
 			}
-		} else if c.want != "" {
-			t.Errorf("%+v: classified by none, want %s", c.attrs, c.want)
+		}
+		switch {
+		case c.want == "" && (picked != flowcontrolv1.FlowSchemaNameCatchAll || len(matching) > 0):
+			t.Errorf("%+v: kube-apiserver picks %s, Matches accepts %v; want the fallback to catch-all, no match", c.attrs, picked, matching)
+		case c.want != "" && (picked != c.want || !slices.Contains(matching, c.want)):
+			t.Errorf("%+v: kube-apiserver picks %s, Matches accepts %v; want %s", c.attrs, picked, matching, c.want)
 		}
 	}
 }

@@ -7,12 +7,13 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 var operatorSA = &ServiceAccount{Namespace: "apf-system", Name: "apf-operator"}
@@ -20,12 +21,9 @@ var operatorSA = &ServiceAccount{Namespace: "apf-system", Name: "apf-operator"}
 // suggestedLevels are kube-apiserver's bootstrap levels, as a stock cluster has them.
 func suggestedLevels(except ...string) []flowcontrolv1.PriorityLevelConfiguration {
 	var out []flowcontrolv1.PriorityLevelConfiguration
-	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
-		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations} {
-		for _, l := range list {
-			if !slices.Contains(except, l.Name) {
-				out = append(out, *l.DeepCopy())
-			}
+	for _, l := range bootstrapset.PriorityLevels() {
+		if !slices.Contains(except, l.Name) {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -63,7 +61,9 @@ func TestOperatorRouteTakesTheOperatorsRequests(t *testing.T) {
 	if got := route.Annotations[flowv1.AnnotationSource]; got != "Operator/apf-system/apf-operator" || !Owned(route) {
 		t.Errorf("source = %q, owned %v", got, Owned(route))
 	}
-	schemas := append(BootstrapSchemas(), plan.FlowSchemas...)
+	kube := nativetest.Start(t, append(suggestedLevels(), plan.PriorityLevels...),
+		append(bootstrapset.FlowSchemas(), plan.FlowSchemas...))
+	defer kube.Close()
 	operator := []string{"system:serviceaccounts", "system:serviceaccounts:apf-system", "system:authenticated"}
 	for _, a := range []request.Attributes{
 		{Verb: "list", ResourceRequest: true, APIGroup: "flowcontrol.apf-operator.io", Resource: "flowschemas"},
@@ -73,13 +73,13 @@ func TestOperatorRouteTakesTheOperatorsRequests(t *testing.T) {
 		{Verb: "get", Path: "/version"},
 	} {
 		a.User, a.Groups = operatorSA.Username(), operator
-		got := Classify(schemas, &a)
-		if got == nil || got.Name != OperatorRouteName || got.Spec.PriorityLevelConfiguration.Name != "workload-high" {
-			t.Errorf("%+v: classified by %v, want %s on workload-high", a, got, OperatorRouteName)
+		if got := kube.Pick(&a); got != OperatorRouteName || route.Spec.PriorityLevelConfiguration.Name != "workload-high" {
+			t.Errorf("%+v: kube-apiserver picks %s (the route on %s), want %s on workload-high", a, got,
+				route.Spec.PriorityLevelConfiguration.Name, OperatorRouteName)
 		}
 		a.User = "system:serviceaccount:apf-system:someone-else"
-		if got := Classify(schemas, &a); got == nil || got.Name != NativeName("all") {
-			t.Errorf("another service account's %+v: classified by %v, want the user's schema", a, got)
+		if got := kube.Pick(&a); got != NativeName("all") {
+			t.Errorf("another service account's %+v: kube-apiserver picks %s, want the user's schema", a, got)
 		}
 	}
 }

@@ -2,10 +2,8 @@ package nativeview
 
 import (
 	"fmt"
-	"runtime/debug"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // DefaultServerSeats is kube-apiserver's concurrency limit with its default flags
@@ -17,32 +15,14 @@ const DefaultServerSeats = 600
 // of that version holds unless someone changed it. It is for offline use; a cluster's own
 // objects (FromCluster) are the truth.
 func Bootstrap() *View {
-	var schemas []flowcontrolv1.FlowSchema
-	for _, list := range [][]*flowcontrolv1.FlowSchema{bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas} {
-		for _, fs := range list {
-			schemas = append(schemas, *fs)
-		}
-	}
-	var levels []flowcontrolv1.PriorityLevelConfiguration
-	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
-		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations} {
-		for _, l := range list {
-			levels = append(levels, *l)
-		}
-	}
+	objs := BootstrapObjects()
 	origin := fmt.Sprintf("offline: kube-apiserver's bootstrap objects of k8s.io/apiserver %s and its default "+
-		"concurrency limit (%d seats), not read from a cluster", apiserverVersion(), DefaultServerSeats)
-	return New(origin, schemas, levels, DefaultServerSeats)
+		"concurrency limit (%d seats), not read from a cluster", bootstrapset.Version(), DefaultServerSeats)
+	return New(origin, objs.FlowSchemas, objs.PriorityLevels, DefaultServerSeats)
 }
 
-// apiserverVersion is the version of k8s.io/apiserver this binary was built with.
-func apiserverVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range info.Deps {
-			if d.Path == "k8s.io/apiserver" {
-				return d.Version
-			}
-		}
-	}
-	return "(unknown version)"
+// BootstrapObjects returns kube-apiserver's mandatory and suggested objects as the vendored
+// k8s.io/apiserver creates them (deep copies, mandatory first).
+func BootstrapObjects() Objects {
+	return Objects{FlowSchemas: bootstrapset.FlowSchemas(), PriorityLevels: bootstrapset.PriorityLevels()}
 }

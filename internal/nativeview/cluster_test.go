@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/apf-operator/apf-operator/internal/apf/request"
@@ -18,19 +17,18 @@ import (
 // with, UIDs included, and that seats are unknown, with the reason, when /metrics cannot be read.
 func TestFromCluster(t *testing.T) {
 	var objs []runtime.Object
-	for _, fs := range append(bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas...) {
-		fs = fs.DeepCopy()
+	boot := BootstrapObjects()
+	for _, fs := range boot.FlowSchemas {
 		fs.UID = types.UID("fs-" + fs.Name)
-		objs = append(objs, fs)
+		objs = append(objs, &fs)
 	}
-	for _, l := range append(bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations...) {
-		l = l.DeepCopy()
+	for _, l := range boot.PriorityLevels {
 		l.UID = types.UID("pl-" + l.Name)
 		if l.Name == "global-default" {
 			shares := int32(50)
 			l.Spec.Limited.NominalConcurrencyShares = &shares
 		}
-		objs = append(objs, l)
+		objs = append(objs, &l)
 	}
 	v, err := FromCluster(context.Background(), fake.NewClientset(objs...))
 	if err != nil {

@@ -1,89 +1,28 @@
 package nativeview
 
 import (
-	"bufio"
-	"bytes"
-	"math"
-	"strconv"
-	"strings"
+	"fmt"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 )
 
-// nominalSeatsMetric is kube-apiserver's gauge of each level's nominal concurrency limit.
-const nominalSeatsMetric = "apiserver_flowcontrol_nominal_limit_seats"
-
-// parseNominalSeats reads apiserver_flowcontrol_nominal_limit_seats{priority_level="x"} N
-// lines of a Prometheus text exposition, by level.
-func parseNominalSeats(body []byte) map[string]int64 {
-	out := map[string]int64{}
-	s := bufio.NewScanner(bytes.NewReader(body))
-	s.Buffer(make([]byte, 0, 64*1024), 1024*1024)
-	for s.Scan() {
-		line, ok := strings.CutPrefix(s.Text(), nominalSeatsMetric+"{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(line, "} ")
-		if !ok {
-			continue
-		}
-		level := labelValue(labels, "priority_level")
-		n, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if level != "" && err == nil && n >= 0 {
-			out[level] = int64(n)
-		}
+// WithMetrics returns the view with the seats of one kube-apiserver's /metrics text, as
+// internal/apfmetrics reads them (the one reader of seats): each level's reported nominal seats
+// and the server's concurrency limit. When the text has no seats, or no server limit, the
+// returned view's SeatsError says why, and what the metrics do not give is unknown: the view's
+// own server limit (Bootstrap's default) is replaced, never kept.
+func (v *View) WithMetrics(raw []byte) *View {
+	out := *v
+	out.SeatsError, out.levelSeats, out.serverSeats = nil, nil, 0
+	seats, err := apfmetrics.ParseSeats(raw)
+	if err != nil {
+		out.SeatsError = err
+		return &out
 	}
-	return out
-}
-
-// labelValue returns the value of label name in a Prometheus label list a="x",b="y"
-// (values without escapes, as level names are).
-func labelValue(labels, name string) string {
-	for _, kv := range strings.Split(labels, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok && strings.TrimSpace(k) == name {
-			return strings.Trim(v, `"`)
-		}
+	out.levelSeats, out.serverSeats = seats.Nominal, seats.ServerLimit
+	if seats.ServerLimit == 0 {
+		out.SeatsError = fmt.Errorf("kube-apiserver's /metrics has no %s of the %s level, which tells the server's "+
+			"concurrency limit", apfmetrics.UpperSeatsMetric, apfmetrics.ExemptLevel)
 	}
-	return ""
-}
-
-// serverSeatsFrom finds the server concurrency limit n that kube-apiserver used: the largest n
-// with ceil(n * shares(l) / shareSum) == seats(l) for every level both know and whose shares are
-// not 0 (rounding up leaves a range of a few seats; kube-apiserver's default, 600, is the top of
-// its range with the suggested levels). It returns 0 when no level qualifies or no n fits.
-func serverSeatsFrom(levels map[string]*flowcontrolv1.PriorityLevelConfiguration, seats map[string]int64,
-	shareSum float64) int64 {
-	type known struct {
-		shares float64
-		seats  int64
-	}
-	var ks []known
-	lower, upper := int64(1), int64(math.MaxInt64)
-	for name, l := range levels {
-		s, ok := seats[name]
-		if sh := float64(nominalShares(l)); ok && sh > 0 {
-			ks = append(ks, known{sh, s})
-			// ceil(n*sh/sum) == s  iff  (s-1)*sum/sh < n <= s*sum/sh.
-			lower = max(lower, int64(math.Floor(float64(s-1)*shareSum/sh))+1)
-			upper = min(upper, int64(math.Floor(float64(s)*shareSum/sh)))
-		}
-	}
-	if len(ks) == 0 || shareSum <= 0 {
-		return 0
-	}
-	for n := upper; n >= lower; n-- {
-		fits := true
-		for _, k := range ks {
-			if int64(math.Ceil(float64(n)*k.shares/shareSum)) != k.seats {
-				fits = false
-				break
-			}
-		}
-		if fits {
-			return n
-		}
-	}
-	return 0
+	return &out
 }

@@ -1,21 +1,17 @@
 package nativeview
 
 import (
-	"math"
 	"slices"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
-
-// defaultLimitedShares is kube-apiserver's default nominalConcurrencyShares of a Limited level
-// (an object read from a cluster always has it set; a hand-made one may not).
-const defaultLimitedShares = 30
 
 // View is a set of native FlowSchemas and priority levels, ordered once as kube-apiserver
 // orders them. It is immutable: every method may be called concurrently.
@@ -35,7 +31,7 @@ type View struct {
 	// levelSeats are the nominal seats kube-apiserver reports for its levels (its /metrics),
 	// by level name; they win over the computed value for the levels they name.
 	levelSeats map[string]int64
-	shareSum   float64
+	shareSum   int64
 }
 
 // New returns the view of the given objects. serverSeats is kube-apiserver's concurrency
@@ -49,13 +45,13 @@ func New(origin string, schemas []flowcontrolv1.FlowSchema, levels []flowcontrol
 	for i := range levels {
 		v.levels[levels[i].Name] = levels[i].DeepCopy()
 	}
-	for _, l := range bootstrap.MandatoryPriorityLevelConfigurations {
+	for _, l := range bootstrapset.MandatoryPriorityLevels() {
 		if _, ok := v.levels[l.Name]; !ok {
-			v.levels[l.Name] = l.DeepCopy()
+			v.levels[l.Name] = &l
 		}
 	}
 	for _, l := range v.levels {
-		v.shareSum += float64(nominalShares(l))
+		v.shareSum += int64(budget.Shares(l))
 	}
 	v.order()
 	return v
@@ -72,9 +68,9 @@ func (v *View) order() {
 			v.schemas = append(v.schemas, fs)
 		}
 	}
-	for _, fs := range bootstrap.MandatoryFlowSchemas {
+	for _, fs := range bootstrapset.MandatoryFlowSchemas() {
 		if !has[fs.Name] {
-			v.schemas = append(v.schemas, fs.DeepCopy())
+			v.schemas = append(v.schemas, &fs)
 		}
 	}
 	slices.SortStableFunc(v.schemas, func(a, b *flowcontrolv1.FlowSchema) int {
@@ -133,7 +129,7 @@ func (v *View) Classify(a *request.Attributes) Answer {
 	fs := v.match(a)
 	if fs == nil {
 		ans.Fallback = true
-		fs = bootstrap.MandatoryFlowSchemaCatchAll
+		fs = bootstrapset.CatchAll()
 	}
 	ans.FlowSchema = Ref{Name: fs.Name, UID: fs.UID}
 	ans.Precedence = fs.Spec.MatchingPrecedence
@@ -189,7 +185,7 @@ func (v *View) NominalSeats(level string) *int64 {
 	if v.serverSeats <= 0 || v.shareSum <= 0 {
 		return nil
 	}
-	n := int64(math.Ceil(float64(v.serverSeats) * float64(nominalShares(l)) / v.shareSum))
+	n := budget.Seats(v.serverSeats, int64(budget.Shares(l)), v.shareSum)
 	return &n
 }
 
@@ -221,20 +217,6 @@ func (v *View) PriorityLevels() []flowcontrolv1.PriorityLevelConfiguration {
 		return 0
 	})
 	return out
-}
-
-// nominalShares is kube-apiserver's plSpecCommons: a Limited level's shares (default 30), an
-// Exempt level's (default 0).
-func nominalShares(l *flowcontrolv1.PriorityLevelConfiguration) int32 {
-	switch {
-	case l.Spec.Limited != nil && l.Spec.Limited.NominalConcurrencyShares != nil:
-		return *l.Spec.Limited.NominalConcurrencyShares
-	case l.Spec.Limited != nil:
-		return defaultLimitedShares
-	case l.Spec.Exempt != nil && l.Spec.Exempt.NominalConcurrencyShares != nil:
-		return *l.Spec.Exempt.NominalConcurrencyShares
-	}
-	return 0
 }
 
 func deepCopySchemas(in []flowcontrolv1.FlowSchema) []flowcontrolv1.FlowSchema {

@@ -1,7 +1,10 @@
 package nativeview
 
 import (
+	"bytes"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
@@ -124,28 +127,38 @@ func TestNewLikeKubeAPIServer(t *testing.T) {
 	}
 }
 
-func TestServerSeatsFromMetrics(t *testing.T) {
-	v := Bootstrap()
-	body := []byte("# HELP x\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="global-default"} 49` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"} 245` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="exempt"} 0` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="catch-all"} 13` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="leader-election"} 25` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="system"} 74` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="node-high"} 98` + "\n" +
-		`apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-high"} 98` + "\n" +
-		`apiserver_flowcontrol_current_limit_seats{priority_level="system"} 3` + "\n")
-	seats := parseNominalSeats(body)
-	if len(seats) != 8 || seats["node-high"] != 98 {
-		t.Fatalf("parsed %v", seats)
+// TestWithMetrics reads the seats of kube-apiserver's APF controller at a server limit of 598
+// (internal/apfmetrics' fixture): the limit is the one it used, not 600, although the nominal
+// seats are the same; a text without the upper limits gives the reported seats only.
+func TestWithMetrics(t *testing.T) {
+	raw, err := os.ReadFile("../apfmetrics/testdata/bootstrap-598.metrics")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := serverSeatsFrom(v.levels, seats, v.shareSum); n != 600 {
-		t.Errorf("server seats %d, want 600", n)
+	v := Bootstrap().WithMetrics(raw)
+	if v.SeatsError != nil || v.ServerSeats() != 598 {
+		t.Fatalf("server seats %d, error %v; want 598", v.ServerSeats(), v.SeatsError)
 	}
-	seats["system"] = 1000 // inconsistent with the others
-	if n := serverSeatsFrom(v.levels, seats, v.shareSum); n != 0 {
-		t.Errorf("inconsistent seats gave %d, want 0 (unknown)", n)
+	for level, want := range map[string]int64{"global-default": 49, "workload-low": 245, "catch-all": 13, "exempt": 0} {
+		if got := v.NominalSeats(level); got == nil || *got != want {
+			t.Errorf("%s: nominal seats %v, want %d", level, got, want)
+		}
+	}
+	var nominalOnly bytes.Buffer
+	for _, line := range strings.SplitAfter(string(raw), "\n") {
+		if strings.HasPrefix(line, "apiserver_flowcontrol_nominal_limit_seats{") {
+			nominalOnly.WriteString(line)
+		}
+	}
+	noLimit := Bootstrap().WithMetrics(nominalOnly.Bytes())
+	if noLimit.SeatsError == nil || noLimit.ServerSeats() != 0 {
+		t.Errorf("without upper limits: server seats %d, error %v; want unknown, saying why", noLimit.ServerSeats(), noLimit.SeatsError)
+	}
+	if got := noLimit.NominalSeats("workload-low"); got == nil || *got != 245 {
+		t.Errorf("without upper limits: workload-low's reported seats %v, want 245", got)
+	}
+	if none := Bootstrap().WithMetrics([]byte("apiserver_request_total 1\n")); none.SeatsError == nil || none.NominalSeats("global-default") != nil {
+		t.Errorf("metrics without seats: error %v, seats %v; want an error and unknown seats", none.SeatsError, none.NominalSeats("global-default"))
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/apiserver/pkg/authentication/user"
 	endpointsrequest "k8s.io/apiserver/pkg/endpoints/request"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
@@ -21,6 +20,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
+
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // upstreamSyncTimeout bounds the wait for upstream to digest its configuration.
@@ -175,11 +176,12 @@ func (r *upstreamRequest) classify() string {
 // objects. Schemas carry the status condition upstream would write (Dangling=False), so the
 // controller has no status to apply and does not reconfigure itself while timed.
 func upstreamObjects(cfg Config) []runtime.Object {
-	objs := []runtime.Object{
-		bootstrap.MandatoryPriorityLevelConfigurationExempt.DeepCopy(),
-		bootstrap.MandatoryPriorityLevelConfigurationCatchAll.DeepCopy(),
-		withFoundCondition(bootstrap.MandatoryFlowSchemaExempt.DeepCopy()),
-		withFoundCondition(bootstrap.MandatoryFlowSchemaCatchAll.DeepCopy()),
+	var objs []runtime.Object
+	for _, l := range bootstrapset.MandatoryPriorityLevels() {
+		objs = append(objs, &l)
+	}
+	for _, fs := range bootstrapset.MandatoryFlowSchemas() {
+		objs = append(objs, withFoundCondition(&fs))
 	}
 	for _, l := range cfg.Levels {
 		objs = append(objs, upstreamLevel(l))

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	genericfilters "k8s.io/apiserver/pkg/server/filters"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 	fcmetrics "k8s.io/apiserver/pkg/util/flowcontrol/metrics"
@@ -22,6 +21,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 const (
@@ -85,15 +85,14 @@ func oneSeat(*http.Request, string, string) fcrequest.WorkEstimate {
 // Dangling=False condition upstream writes, so that its controller has no status to apply.
 func (u *upstream) objects(plan *native.Plan) []runtime.Object {
 	var objs []runtime.Object
-	levels := append(deref(bootstrap.MandatoryPriorityLevelConfigurations),
-		deref(bootstrap.SuggestedPriorityLevelConfigurations)...)
-	for _, pl := range append(levels, plan.PriorityLevels...) {
+	boot := nativeview.BootstrapObjects()
+	for _, pl := range append(boot.PriorityLevels, plan.PriorityLevels...) {
 		pl := pl.DeepCopy()
 		pl.UID = types.UID("plc-" + pl.Name)
 		u.levels[pl.UID] = pl
 		objs = append(objs, pl)
 	}
-	for _, fs := range append(native.BootstrapSchemas(), plan.FlowSchemas...) {
+	for _, fs := range append(boot.FlowSchemas, plan.FlowSchemas...) {
 		fs := fs.DeepCopy()
 		fs.UID = types.UID("fs-" + fs.Name)
 		fs.Status.Conditions = []flowcontrolv1.FlowSchemaCondition{{Type: flowcontrolv1.FlowSchemaConditionDangling,
@@ -104,14 +103,6 @@ func (u *upstream) objects(plan *native.Plan) []runtime.Object {
 		objs = append(objs, fs)
 	}
 	return objs
-}
-
-func deref[T any](ptrs []*T) []T {
-	out := make([]T, len(ptrs))
-	for i, p := range ptrs {
-		out[i] = *p
-	}
-	return out
 }
 
 // waitDigested serves probe, a request the projection's backstop classifies, until upstream

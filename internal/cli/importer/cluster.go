@@ -4,35 +4,26 @@ import (
 	"context"
 	"fmt"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // loadCluster lists the native PriorityLevelConfiguration and FlowSchema objects of the live
-// cluster at v1.
+// cluster at v1 (nativeview.List).
 func loadCluster(ctx context.Context, getter genericclioptions.RESTClientGetter) (*Input, error) {
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	s := runtime.NewScheme()
-	if err := flowcontrolv1.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	var fss flowcontrolv1.FlowSchemaList
-	if err := c.List(ctx, &plcs); err != nil {
-		return nil, fmt.Errorf("listing PriorityLevelConfiguration objects (needs list on "+
-			"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io): %w", err)
+	objs, err := nativeview.List(ctx, cs)
+	if err != nil {
+		return nil, err
 	}
-	if err := c.List(ctx, &fss); err != nil {
-		return nil, fmt.Errorf("listing FlowSchema objects (needs list on flowschemas.flowcontrol.apiserver.k8s.io): %w", err)
-	}
-	return &Input{PriorityLevels: plcs.Items, FlowSchemas: fss.Items}, nil
+	return &Input{PriorityLevels: objs.PriorityLevels, FlowSchemas: objs.FlowSchemas}, nil
 }

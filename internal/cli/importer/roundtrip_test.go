@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -20,6 +19,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/budget"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // corpusSize is the number of requests each round trip classifies.
@@ -27,14 +28,8 @@ const corpusSize = 6000
 
 // bootstrapInput is kube-apiserver's own configuration: mandatory and suggested objects.
 func bootstrapInput() *Input {
-	in := &Input{}
-	for _, plc := range slices.Concat(bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations) {
-		in.PriorityLevels = append(in.PriorityLevels, *plc.DeepCopy())
-	}
-	for _, fs := range slices.Concat(bootstrap.MandatoryFlowSchemas, bootstrap.SuggestedFlowSchemas) {
-		in.FlowSchemas = append(in.FlowSchemas, *fs.DeepCopy())
-	}
-	return in
+	objs := nativeview.BootstrapObjects()
+	return &Input{PriorityLevels: objs.PriorityLevels, FlowSchemas: objs.FlowSchemas}
 }
 
 // TestRoundTripBootstrap imports kube-apiserver's suggested configuration and checks that the
@@ -93,6 +88,8 @@ type roundTripState struct {
 	plan    *native.Plan
 	corpus  []request.Attributes
 	origins map[string]*flowcontrolv1.FlowSchema // imported name -> native schema
+	// kube is kube-apiserver's own controller on in, the oracle of its picks.
+	kube *nativetest.KubeAPIServer
 }
 
 // roundTrip imports in, checks the printed manifests with `validate`, and compares the
@@ -114,6 +111,8 @@ func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
 		fs := &in.FlowSchemas[i]
 		rt.origins[fs.Name], rt.origins[fs.Name+nonResourceSuffix] = fs, fs
 	}
+	rt.kube = nativetest.Start(t, in.PriorityLevels, in.FlowSchemas)
+	defer rt.kube.Close()
 	rt.checkFirstMatch(t)
 	rt.checkEachSchema(t)
 	rt.checkReprojection(t)
@@ -172,16 +171,16 @@ func sameLevel(ours string, fs *flowcontrolv1.FlowSchema) bool {
 // system:masters, which kube-apiserver's mandatory exempt schema takes first and our
 // classifier sends to the exempt level ahead of every FlowSchema.
 func (rt *roundTripState) expected(a *request.Attributes) string {
-	pick := nativePick(rt.in.PriorityLevels, rt.in.FlowSchemas, a)
+	pick := rt.kube.Pick(a)
 	switch {
-	case pick != nil && pick.Name == "exempt":
+	case pick == flowcontrolv1.FlowSchemaNameExempt:
 		return effective.BackstopExemptName
-	case pick.Name == "catch-all":
+	case pick == flowcontrolv1.FlowSchemaNameCatchAll:
 		return effective.CatchAllName
-	case !a.ResourceRequest && rt.split(pick.Name):
-		return pick.Name + nonResourceSuffix
+	case !a.ResourceRequest && rt.split(pick):
+		return pick + nonResourceSuffix
 	}
-	return pick.Name
+	return pick
 }
 
 // split reports whether the native schema was imported as two.

@@ -5,25 +5,33 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+
+	"github.com/apf-operator/apf-operator/internal/nativeview"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // TestSuggestedNames keeps the suggested names in step with kube-apiserver's bootstrap
 // configuration: every suggested object it creates is recognised.
 func TestSuggestedNames(t *testing.T) {
-	for _, plc := range bootstrap.SuggestedPriorityLevelConfigurations {
-		if originOf(plc, suggestedLevels) != originSuggested {
+	mandatory := map[string]bool{}
+	for _, fs := range bootstrapset.MandatoryFlowSchemas() {
+		mandatory[fs.Name] = true
+		if originOf(&fs, suggestedSchemas) != originMandatory {
+			t.Errorf("mandatory FlowSchema %q is not recognised", fs.Name)
+		}
+	}
+	for _, l := range bootstrapset.MandatoryPriorityLevels() {
+		mandatory[l.Name] = true
+	}
+	boot := nativeview.BootstrapObjects()
+	for _, plc := range boot.PriorityLevels {
+		if !mandatory[plc.Name] && originOf(&plc, suggestedLevels) != originSuggested {
 			t.Errorf("suggested PriorityLevelConfiguration %q is not recognised", plc.Name)
 		}
 	}
-	for _, fs := range bootstrap.SuggestedFlowSchemas {
-		if originOf(fs, suggestedSchemas) != originSuggested {
+	for _, fs := range boot.FlowSchemas {
+		if !mandatory[fs.Name] && originOf(&fs, suggestedSchemas) != originSuggested {
 			t.Errorf("suggested FlowSchema %q is not recognised", fs.Name)
-		}
-	}
-	for _, obj := range bootstrap.MandatoryFlowSchemas {
-		if originOf(obj, suggestedSchemas) != originMandatory {
-			t.Errorf("mandatory FlowSchema %q is not recognised", obj.Name)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -22,6 +21,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/manifest"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // savedEpoch is the time given to the first saved /metrics text (they have none); the second
@@ -136,11 +136,11 @@ func (o *options) readLive(ctx context.Context, in *input, kube *genericclioptio
 	if err != nil {
 		return err
 	}
-	plcs, err := clientset.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	plcs, err := nativeview.ListPriorityLevels(ctx, clientset)
 	if err != nil {
-		return fmt.Errorf("listing PriorityLevelConfigurations: %w", err)
+		return err
 	}
-	in.levels, in.skipped = levelsFromCluster(rps, plcs.Items)
+	in.levels, in.skipped = levelsFromCluster(rps, plcs)
 	raw := clientset.Discovery().RESTClient()
 	get := func(ctx context.Context, path string) ([]byte, error) {
 		b, err := cmdutil.RawGet(ctx, raw, path)

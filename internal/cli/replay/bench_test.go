@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/apf-operator/apf-operator/internal/manifest"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // benchClassifiers are the benchmark's configurations: kube-apiserver's bootstrap objects as
 // the current one, testdata/proposed.yaml projected onto them as the proposed one.
 func benchClassifiers(tb testing.TB) (Classifier, Classifier) {
 	tb.Helper()
-	base := Bootstrap()
+	base := nativeview.BootstrapObjects()
 	rps, fss, err := manifest.LoadObjects([]string{"testdata/proposed.yaml"}, nil)
 	if err != nil {
 		tb.Fatal(err)

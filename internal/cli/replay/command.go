@@ -25,6 +25,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/audit"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 type options struct {
@@ -136,8 +137,8 @@ func (o *options) run(ctx context.Context, streams genericiooptions.IOStreams) e
 func (o *options) classifiers(ctx context.Context, stdin io.Reader) (Classifier, Classifier, error) {
 	operator, _ := ParseServiceAccount(o.operator)
 	proj := Projection{Operator: operator, Unmatched: native.Unmatched(o.unmatched)}
-	var current NativeObjects
-	base := Bootstrap()
+	var current nativeview.Objects
+	base := nativeview.BootstrapObjects()
 	if len(o.currentPaths) > 0 {
 		var err error
 		if current, err = LoadProjected(o.currentPaths, stdin, base, proj); err != nil {

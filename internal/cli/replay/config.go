@@ -6,10 +6,7 @@ import (
 	"io"
 	"strings"
 
-	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
@@ -17,47 +14,21 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
-// NativeObjects is a configuration as kube-apiserver holds it.
-type NativeObjects struct {
-	FlowSchemas    []flowcontrolv1.FlowSchema
-	PriorityLevels []flowcontrolv1.PriorityLevelConfiguration
-}
-
-// Bootstrap is kube-apiserver's own configuration as it creates it (mandatory and suggested
-// objects), what a cluster without the operator holds.
-func Bootstrap() NativeObjects {
-	var out NativeObjects
-	out.FlowSchemas = native.BootstrapSchemas()
-	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
-		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations} {
-		for _, l := range list {
-			out.PriorityLevels = append(out.PriorityLevels, *l.DeepCopy())
-		}
-	}
-	return out
-}
-
-// LoadCluster lists the live cluster's native FlowSchemas and PriorityLevelConfigurations.
-func LoadCluster(ctx context.Context, flags *genericclioptions.ConfigFlags) (NativeObjects, error) {
+// LoadCluster lists the live cluster's native FlowSchemas and PriorityLevelConfigurations
+// (nativeview.List).
+func LoadCluster(ctx context.Context, flags *genericclioptions.ConfigFlags) (nativeview.Objects, error) {
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
-		return NativeObjects{}, fmt.Errorf("loading the kubeconfig: %w", err)
+		return nativeview.Objects{}, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return NativeObjects{}, err
+		return nativeview.Objects{}, err
 	}
-	fss, err := cs.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return NativeObjects{}, fmt.Errorf("listing FlowSchemas (flowcontrol.apiserver.k8s.io/v1): %w", err)
-	}
-	plcs, err := cs.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return NativeObjects{}, fmt.Errorf("listing PriorityLevelConfigurations (flowcontrol.apiserver.k8s.io/v1): %w", err)
-	}
-	return NativeObjects{FlowSchemas: fss.Items, PriorityLevels: plcs.Items}, nil
+	return nativeview.List(ctx, cs)
 }
 
 // Projection is how a set of our manifests is projected onto kube-apiserver's flow control.
@@ -72,24 +43,24 @@ type Projection struct {
 // LoadProjected reads our manifests (files or directories) and returns the native objects
 // kube-apiserver would hold once the operator projected them onto base: base's objects that
 // the operator does not own, plus the projection.
-func LoadProjected(paths []string, stdin io.Reader, base NativeObjects, p Projection) (NativeObjects, error) {
+func LoadProjected(paths []string, stdin io.Reader, base nativeview.Objects, p Projection) (nativeview.Objects, error) {
 	rps, fss, err := manifest.LoadObjects(paths, stdin)
 	if err != nil {
-		return NativeObjects{}, err
+		return nativeview.Objects{}, err
 	}
 	return Project(effective.Compute(rps, fss), base, p), nil
 }
 
 // projectObjects projects manifests onto base with no operator route.
-func projectObjects(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, base NativeObjects) NativeObjects {
+func projectObjects(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, base nativeview.Objects) nativeview.Objects {
 	return Project(effective.Compute(rps, fss), base, Projection{})
 }
 
 // Project returns base's unowned objects plus the projection of cfg onto them.
-func Project(cfg *effective.Config, base NativeObjects, p Projection) NativeObjects {
+func Project(cfg *effective.Config, base nativeview.Objects, p Projection) nativeview.Objects {
 	plan := native.Project(cfg, native.Existing{PriorityLevels: base.PriorityLevels, FlowSchemas: base.FlowSchemas,
 		Operator: p.Operator, Unmatched: p.Unmatched})
-	out := NativeObjects{}
+	out := nativeview.Objects{}
 	for i := range base.FlowSchemas {
 		if !native.Owned(&base.FlowSchemas[i]) {
 			out.FlowSchemas = append(out.FlowSchemas, base.FlowSchemas[i])
@@ -107,7 +78,7 @@ func Project(cfg *effective.Config, base NativeObjects, p Projection) NativeObje
 
 // OperatorRoute returns the service account of the operator's route among objs (the native
 // FlowSchema it projects for its own requests); nil when there is none.
-func OperatorRoute(objs NativeObjects) *native.ServiceAccount {
+func OperatorRoute(objs nativeview.Objects) *native.ServiceAccount {
 	for i := range objs.FlowSchemas {
 		fs := &objs.FlowSchemas[i]
 		if fs.Name != native.OperatorRouteName || !native.Owned(fs) {

@@ -18,6 +18,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/audit"
 	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/nativetest"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // readSynthetic returns the requests of a synthetic log of n events.
@@ -42,35 +44,35 @@ func readSynthetic(t *testing.T, n int) (string, []audit.Request) {
 	return path, reqs
 }
 
-func loadNative(t *testing.T, file string) NativeObjects {
+func loadNative(t *testing.T, file string) nativeview.Objects {
 	t.Helper()
 	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return projectObjects(rps, fss, Bootstrap())
+	return projectObjects(rps, fss, nativeview.BootstrapObjects())
 }
 
-// oracle classifies a the plain way: native.Classify over the schemas whose level exists.
-func oracle(objs NativeObjects, a *request.Attributes) Class {
-	if !native.Classified(a) {
-		return Class{}
-	}
-	levels := map[string]bool{}
-	for _, l := range objs.PriorityLevels {
-		levels[l.Name] = true
-	}
-	var live []flowcontrolv1.FlowSchema
+// oracle returns kube-apiserver's own classification of requests by objs: its APF
+// controller's pick (nativetest), for the requests it classifies at all.
+func oracle(t *testing.T, objs nativeview.Objects) func(a *request.Attributes) Class {
+	t.Helper()
+	kube := nativetest.Start(t, objs.PriorityLevels, objs.FlowSchemas)
+	t.Cleanup(kube.Close)
+	levels := map[string]string{}
 	for _, fs := range objs.FlowSchemas {
-		if levels[fs.Spec.PriorityLevelConfiguration.Name] {
-			live = append(live, fs)
-		}
+		levels[fs.Name] = fs.Spec.PriorityLevelConfiguration.Name
 	}
-	fs := native.Classify(live, a)
-	return Class{FlowSchema: fs.Name, PriorityLevel: fs.Spec.PriorityLevelConfiguration.Name}
+	return func(a *request.Attributes) Class {
+		if !native.Classified(a) {
+			return Class{}
+		}
+		fs := kube.Pick(a)
+		return Class{FlowSchema: fs, PriorityLevel: levels[fs]}
+	}
 }
 
-func TestClassifierMatchesNativeClassify(t *testing.T) {
+func TestClassifierMatchesKubeAPIServer(t *testing.T) {
 	objs := loadNative(t, "testdata/proposed.yaml")
 	// A schema whose level does not exist is dangling: kube-apiserver skips it.
 	dangling := *objs.FlowSchemas[0].DeepCopy()
@@ -81,13 +83,14 @@ func TestClassifierMatchesNativeClassify(t *testing.T) {
 		NonResourceRules: []flowcontrolv1.NonResourcePolicyRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}}}
 	objs.FlowSchemas = append(objs.FlowSchemas, dangling)
 	c := NewNativeClassifier(objs.FlowSchemas, objs.PriorityLevels)
+	kube := oracle(t, objs)
 	_, reqs := readSynthetic(t, 5000)
 	kinds := map[string]bool{}
 	for i := range reqs {
 		a := &reqs[i].Attributes
-		got, want := c.Classify(a), oracle(objs, a)
+		got, want := c.Classify(a), kube(a)
 		if got != want {
-			t.Fatalf("%+v: classified %+v; native.Classify says %+v", a, got, want)
+			t.Fatalf("%+v: classified %+v; kube-apiserver says %+v", a, got, want)
 		}
 		kinds[got.FlowSchema] = true
 	}
@@ -99,6 +102,7 @@ func TestClassifierMatchesNativeClassify(t *testing.T) {
 func TestReportCountsMoves(t *testing.T) {
 	path, reqs := readSynthetic(t, 20000)
 	cur, prop := loadNative(t, "testdata/current.yaml"), loadNative(t, "testdata/proposed.yaml")
+	kubeCur, kubeProp := oracle(t, cur), oracle(t, prop)
 	// The expected moves, counted without the engine.
 	type mv struct{ from, to string }
 	want := map[mv]int64{}
@@ -107,7 +111,7 @@ func TestReportCountsMoves(t *testing.T) {
 	for i := range reqs {
 		a := &reqs[i].Attributes
 		perUser[a.User]++
-		from, to := oracle(cur, a).LevelName(), oracle(prop, a).LevelName()
+		from, to := kubeCur(a).LevelName(), kubeProp(a).LevelName()
 		if from != to {
 			want[mv{from, to}]++
 			wantUser[a.User]++
@@ -180,7 +184,7 @@ func TestOutputs(t *testing.T) {
 }
 
 func TestSeatDemandBuckets(t *testing.T) {
-	objs := Bootstrap()
+	objs := nativeview.BootstrapObjects()
 	c := NewNativeClassifier(objs.FlowSchemas, objs.PriorityLevels)
 	e := NewEngine(c, nil, time.Minute)
 	t0 := time.Date(2026, 1, 1, 10, 0, 30, 0, time.UTC)
@@ -261,7 +265,7 @@ func TestRecordedList(t *testing.T) {
 // TestHugeDurationBounded: an event that claims to run for two centuries neither hangs the replay
 // nor fills memory; the report asks for a larger --bucket.
 func TestHugeDurationBounded(t *testing.T) {
-	objs := Bootstrap()
+	objs := nativeview.BootstrapObjects()
 	e := NewEngine(NewNativeClassifier(objs.FlowSchemas, objs.PriorityLevels), nil, time.Millisecond)
 	a := request.Attributes{User: "u", Groups: []string{"system:authenticated"}, Verb: "get", Path: "/x"}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

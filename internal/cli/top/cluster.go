@@ -14,6 +14,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
 
 // identityLabel marks the Leases in kube-system by which each kube-apiserver replica
@@ -59,22 +60,18 @@ func (c *clusterSource) get(ctx context.Context, path string) ([]byte, error) {
 
 func (c *clusterSource) owners(ctx context.Context) (Owners, error) {
 	out := Owners{Levels: map[string]string{}, Schemas: map[string]string{}}
-	plcs, err := c.client.FlowcontrolV1().PriorityLevelConfigurations().List(ctx, metav1.ListOptions{})
+	objs, err := nativeview.List(ctx, c.client)
 	if err != nil {
-		return out, fmt.Errorf("listing PriorityLevelConfigurations: %w", err)
+		return out, err
 	}
-	for i := range plcs.Items {
-		if native.Owned(&plcs.Items[i]) {
-			out.Levels[plcs.Items[i].Name] = plcs.Items[i].Annotations[flowv1.AnnotationSource]
+	for i := range objs.PriorityLevels {
+		if native.Owned(&objs.PriorityLevels[i]) {
+			out.Levels[objs.PriorityLevels[i].Name] = objs.PriorityLevels[i].Annotations[flowv1.AnnotationSource]
 		}
 	}
-	schemas, err := c.client.FlowcontrolV1().FlowSchemas().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return out, fmt.Errorf("listing FlowSchemas: %w", err)
-	}
-	for i := range schemas.Items {
-		if native.Owned(&schemas.Items[i]) {
-			out.Schemas[schemas.Items[i].Name] = schemas.Items[i].Annotations[flowv1.AnnotationSource]
+	for i := range objs.FlowSchemas {
+		if native.Owned(&objs.FlowSchemas[i]) {
+			out.Schemas[objs.FlowSchemas[i].Name] = objs.FlowSchemas[i].Annotations[flowv1.AnnotationSource]
 		}
 	}
 	return out, nil

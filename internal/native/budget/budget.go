@@ -25,7 +25,8 @@ import (
 	"strings"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	"k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // DefaultMaxLossPercent is the default most a level the operator does not own may lose of its
@@ -176,15 +177,12 @@ func percent(n, sum int64) string {
 	return fmt.Sprintf("%.1f%%", v)
 }
 
-// BootstrapLevels are kube-apiserver's mandatory and suggested priority levels and their shares.
+// BootstrapLevels are kube-apiserver's mandatory and suggested priority levels (nativeview's
+// bootstrap set) and their shares.
 func BootstrapLevels() []Level {
 	var out []Level
-	for _, list := range [][]*flowcontrolv1.PriorityLevelConfiguration{
-		bootstrap.MandatoryPriorityLevelConfigurations, bootstrap.SuggestedPriorityLevelConfigurations,
-	} {
-		for _, plc := range list {
-			out = append(out, Level{Name: plc.Name, Shares: Shares(plc)})
-		}
+	for _, plc := range bootstrapset.PriorityLevels() {
+		out = append(out, Level{Name: plc.Name, Shares: Shares(&plc)})
 	}
 	return out
 }
