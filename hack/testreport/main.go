@@ -1,0 +1,34 @@
+// Command testreport reads `go test -json` from its standard input and prints what a person
+// wants from a test run: each package's ok/FAIL line with its time, the output of every
+// failed test, every skipped test with its reason, and a last line "N passed, N failed,
+// N skipped". It exits non-zero when a test or a build failed, or when a test skipped that the
+// allowlist (hack/test-skips.txt) does not name: a skip must not pass for a success.
+//
+// Usage:
+//
+//	go test -json ./... 2>&1 | go run ./hack/testreport -skips hack/test-skips.txt
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	skipsPath := flag.String("skips", "hack/test-skips.txt", "the allowlist of skipped tests: package, test name, why")
+	flag.Parse()
+	allowed, err := readAllowlistFile(*skipsPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testreport:", err)
+		os.Exit(2)
+	}
+	r := newReport(os.Stdout, allowed)
+	if err := r.consume(os.Stdin); err != nil {
+		fmt.Fprintln(os.Stderr, "testreport:", err)
+		os.Exit(2)
+	}
+	if !r.finish() {
+		os.Exit(1)
+	}
+}
