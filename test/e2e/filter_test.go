@@ -42,14 +42,56 @@ const (
 	lightRate   = 30 // requests per second per light client: 1.5 seats each
 	// fairnessMargin bounds |measured share - max-min fair share| for every client.
 	fairnessMargin = 0.03
-	// lightWaitBound bounds a light client's p99 round trip: fair queuing serves its requests
-	// within a few seat releases (~3 ms each here); a FIFO behind the heavy flow's 100 waiting
-	// requests would add ~300 ms. The bound sits between the two, leaving room for a busy
-	// machine and the race detector.
+	// lightWaitBound bounds a light client's p99 round trip in `make eval`
+	// (TestEvalFilterRoundTrips): fair queuing serves its requests within a few seat releases
+	// (~3 ms each here); a FIFO behind the heavy flow's 100 waiting requests would add ~300 ms.
+	// The bound sits between the two. `make test` checks an order instead (checkLightAhead).
 	lightWaitBound = serviceTime + 150*time.Millisecond
 )
 
+// testFilterFairness, a step of the journey: shares and rejections are counts, and the light
+// clients' round trips are compared with the heavy client's in the same run (an order), so that
+// a loaded machine slows both sides alike.
 func testFilterFairness(t *testing.T) {
+	results := runFilterOverload(t)
+	checkFairness(t, results)
+	checkLightAhead(t, results)
+}
+
+// TestEvalFilterRoundTrips (`make eval`, alone on the machine): the light clients' p99 round
+// trip against the absolute lightWaitBound.
+func TestEvalFilterRoundTrips(t *testing.T) {
+	results := runFilterOverload(t)
+	checkFairness(t, results)
+	for _, r := range results[1:] {
+		if p99 := r.Percentile(0.99); p99 > lightWaitBound {
+			t.Errorf("%s: p99 round trip %s above %s: light requests waited behind the heavy flow", r.Name, p99, lightWaitBound)
+		}
+	}
+}
+
+// checkLightAhead: every light client's p99 round trip is below the heavy client's median.
+// The heavy client's served requests wait behind its own ~100 queued ones (hundreds of
+// milliseconds); a light client's behind a few seat releases, unless it queued behind the
+// heavy flow, which is what fair queuing prevents.
+func checkLightAhead(t *testing.T, results []harness.ClientResult) {
+	t.Helper()
+	heavy := results[0]
+	if heavy.Name != "heavy" {
+		t.Fatalf("results[0] is %s, want heavy", heavy.Name)
+	}
+	for _, r := range results[1:] {
+		if p99, p50 := r.Percentile(0.99), heavy.Percentile(0.5); p99 >= p50 {
+			t.Errorf("%s: p99 round trip %s not below the heavy client's median %s: light requests waited behind the heavy flow",
+				r.Name, p99, p50)
+		}
+	}
+}
+
+// runFilterOverload applies the e2e level, starts the filter fed from the cluster and runs
+// the heavy client (results[0]) and four light ones against it for 4 s.
+func runFilterOverload(t *testing.T) []harness.ClientResult {
+	t.Helper()
 	ctx := context.Background()
 	if _, errOut, err := cluster.KubectlRun(ctx, strings.NewReader(tenantsManifest), "apply", "--server-side", "-f", "-"); err != nil {
 		t.Fatalf("applying the e2e level: %v: %s", err, errOut)
@@ -73,8 +115,8 @@ func testFilterFairness(t *testing.T) {
 			Namespace: "light", Rate: lightRate})
 	}
 	results := harness.RunOverload(ctx, fs.URL, clients, 4*time.Second)
-	checkFairness(t, results)
 	checkRejectionMetric(t, fs.URL)
+	return results
 }
 
 func probeSchema(ctx context.Context, baseURL string) string {
@@ -99,7 +141,7 @@ func demand(c harness.Client) float64 {
 
 // checkFairness compares each client's share of the served requests (every request takes one
 // seat for the same service time) with its max-min fair share of the seats, and checks that
-// the light clients were neither rejected nor kept waiting.
+// the light clients were not rejected.
 func checkFairness(t *testing.T, results []harness.ClientResult) {
 	t.Helper()
 	demands := make([]float64, len(results))
@@ -131,9 +173,6 @@ func checkFairness(t *testing.T, results []harness.ClientResult) {
 		if r.Rejected > 0 || r.Served != r.Sent {
 			t.Errorf("%s: sent %d, served %d, rejected %d; a light client within its fair share must be served in full",
 				r.Name, r.Sent, r.Served, r.Rejected)
-		}
-		if p99 := r.Percentile(0.99); p99 > lightWaitBound {
-			t.Errorf("%s: p99 round trip %s above %s: light requests waited behind the heavy flow", r.Name, p99, lightWaitBound)
 		}
 	}
 }
