@@ -138,8 +138,9 @@ PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhook
 	/test/recommend /test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
 # test/container runs apart (test-container: podman, root); SKIP_CONTAINER=1 leaves it out.
 NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) /test/container
-# go test's -p for the suites above (packages run at once): they mostly wait on other processes.
-PROCESS_SUITES_P ?= 4
+# go test's -p for the suites above (packages at once), beside the raced lane's own -p (the
+# number of cores): the suites mostly wait on kube-apiserver and the operator.
+PROCESS_SUITES_P ?= 2
 SKIP_CONTAINER ?=
 TEST_SKIPS := hack/test-skips.txt
 TESTREPORT ?= $(LOCALBIN)/testreport
@@ -153,11 +154,13 @@ only_packages = $(foreach p,$(1),.$(p)/)
 
 .PHONY: test
 test: envtest envtest-oldest vet build testreport ## Run every correctness test (unit, envtest, end-to-end, version skew, container) through hack/testreport.
-	@# One stream of `go test -json` into the reporter; every command runs, and the first failure's
-	@# code is kept for the end (the reporter fails the run too).
+	@# Two lanes side by side, each a stream of `go test -json` into one report (hack/testreport
+	@# reads both FIFOs): the raced packages; the process suites, the other modules and the
+	@# container. Every command runs; a lane exits non-zero if one of its commands failed.
 	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
+	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others"; \
+	{ go test -json $(GOTEST_FLAGS) $(TEST_SKIP_EVAL) $(call main_packages,$(NOT_RACED)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
 	{ rc=0; \
-	  go test -json $(GOTEST_FLAGS) $(TEST_SKIP_EVAL) $(call main_packages,$(NOT_RACED)) || rc=1; \
 	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test -json -count=1 -p $(PROCESS_SUITES_P) \
 	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES)) || rc=1; \
 	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) ./...) || rc=1; done; \
@@ -166,7 +169,9 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	  (cd test/alerts && go test -json -count=1 ./...) || rc=1; \
 	  $(if $(SKIP_CONTAINER),echo "SKIP_CONTAINER=$(SKIP_CONTAINER): test/container (podman; root) left out";,\
 	    { hack/install-podman.sh && go test -json -count=1 -timeout 20m ./test/container/; } || rc=1;) \
-	  exit $$rc; } 2>&1 | $(TESTREPORT) -skips $(TEST_SKIPS)
+	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
+	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) "$$lanes/raced" "$$lanes/others" || rc=1; \
+	wait $$raced || rc=1; wait $$others || rc=1; exit $$rc
 
 # The packages' own notes on `go test -json` above: test/benchmark's tests (not its benchmarks)
 # check that its configurations are equivalent and its table's parser; examples/aggregated runs

@@ -4,14 +4,16 @@
 // N skipped". It exits non-zero when a test or a build failed, or when a test skipped that the
 // allowlist (hack/test-skips.txt) does not name: a skip must not pass for a success.
 //
-// Usage:
+// Usage (several files, for example FIFOs, are read side by side as one run):
 //
 //	go test -json ./... 2>&1 | go run ./hack/testreport -skips hack/test-skips.txt
+//	go run ./hack/testreport -skips hack/test-skips.txt lane1.json lane2.json
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -23,12 +25,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testreport:", err)
 		os.Exit(2)
 	}
+	inputs, err := openInputs(flag.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testreport:", err)
+		os.Exit(2)
+	}
 	r := newReport(os.Stdout, allowed)
-	if err := r.consume(os.Stdin); err != nil {
+	if err := r.consume(inputs...); err != nil {
 		fmt.Fprintln(os.Stderr, "testreport:", err)
 		os.Exit(2)
 	}
 	if !r.finish() {
 		os.Exit(1)
 	}
+}
+
+// openInputs opens the named files, or returns standard input when there are none.
+func openInputs(names []string) ([]io.Reader, error) {
+	if len(names) == 0 {
+		return []io.Reader{os.Stdin}, nil
+	}
+	inputs := make([]io.Reader, 0, len(names))
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, f)
+	}
+	return inputs, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -45,21 +46,44 @@ func newReport(out io.Writer, allowed allowlist) *report {
 		pkgOutput: map[string][]string{}, failedTest: map[string]int{}}
 }
 
-// consume reads events until the end of r. Lines that are not JSON (a shell's messages, a
-// tool's) are printed as they come.
-func (r *report) consume(in io.Reader) error {
-	scanner := bufio.NewScanner(in)
-	scanner.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for scanner.Scan() {
-		line := scanner.Bytes()
-		var e event
-		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
-			fmt.Fprintln(r.out, string(line))
-			continue
-		}
-		r.handle(e)
+// consume reads events until the end of every input, the inputs at the same time (streams of
+// `go test` runs going on side by side), each line whole. Lines that are not JSON (a shell's
+// messages, a tool's) are printed as they come.
+func (r *report) consume(inputs ...io.Reader) error {
+	lines := make(chan []byte)
+	errs := make(chan error, len(inputs))
+	for _, in := range inputs {
+		go func() {
+			scanner := bufio.NewScanner(in)
+			scanner.Buffer(make([]byte, 0, 64<<10), 16<<20)
+			for scanner.Scan() {
+				lines <- bytes.Clone(scanner.Bytes())
+			}
+			errs <- scanner.Err()
+		}()
 	}
-	return scanner.Err()
+	var firstErr error
+	for open := len(inputs); open > 0; {
+		select {
+		case line := <-lines:
+			r.line(line)
+		case err := <-errs:
+			open--
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	return firstErr
+}
+
+func (r *report) line(line []byte) {
+	var e event
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+		fmt.Fprintln(r.out, string(line))
+		return
+	}
+	r.handle(e)
 }
 
 func (r *report) handle(e event) {

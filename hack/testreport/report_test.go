@@ -115,3 +115,18 @@ func TestReadAllowlist(t *testing.T) {
 		}
 	}
 }
+
+func TestInputsSideBySide(t *testing.T) {
+	var out bytes.Buffer
+	r := newReport(&out, nil)
+	a := strings.NewReader(ev("pass", "TestA", "") + "\n" + ev("pass", "", ""))
+	b := strings.NewReader(`{"Action":"fail","Package":"example.com/q","Test":"TestB"}` + "\n" +
+		`{"Action":"fail","Package":"example.com/q"}`)
+	if err := r.consume(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if r.finish() {
+		t.Errorf("a run where the second input failed passed:\n%s", out.String())
+	}
+	wantContains(t, out.String(), "ok   "+pkg, "FAIL example.com/q", "1 passed, 1 failed, 0 skipped")
+}
