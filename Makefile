@@ -135,7 +135,7 @@ EVAL_PACKAGES := /test/autopilot
 # in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
 # is raced in its own packages' tests (internal/apf/...).
 PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
-	/test/recommend /test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
+	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
 # test/container runs apart (test-container: podman, root); SKIP_CONTAINER=1 leaves it out.
 NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) /test/container
 # go test's -p for the suites above (packages at once), beside the raced lane's own -p (the
@@ -144,13 +144,17 @@ PROCESS_SUITES_P ?= 2
 SKIP_CONTAINER ?=
 TEST_SKIPS := hack/test-skips.txt
 TESTREPORT ?= $(LOCALBIN)/testreport
+# Lines the report prints whatever the result: test/harness's one line per test process about
+# the operator binary (taken from APF_OPERATOR_BINARY, or built), so that the log shows how
+# many times `make test` built it.
+TEST_SHOW := ^harness: .*operator binary
 # The operator binary `make build` writes; every live suite of `make test` runs it (test/harness
 # reads APF_OPERATOR_BINARY instead of building its own), so it is built once per `make test`.
 OPERATOR_BINARY ?= $(LOCALBIN)/apf-operator
 MODULE := $(shell go list -m)
 TEST_SKIP_EVAL := -skip '^TestEval'
 main_packages = $$(go list ./... | grep -v $(foreach p,$(1),-e '$(MODULE)$(p)$$'))
-only_packages = $(foreach p,$(1),.$(p)/)
+only_packages = $(foreach p,$(1),$(if $(wildcard .$(p)),.$(p)/))
 
 .PHONY: test
 test: envtest envtest-oldest vet build testreport ## Run every correctness test (unit, envtest, end-to-end, version skew, container) through hack/testreport.
@@ -170,7 +174,7 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	  $(if $(SKIP_CONTAINER),echo "SKIP_CONTAINER=$(SKIP_CONTAINER): test/container (podman; root) left out";,\
 	    { hack/install-podman.sh && go test -json -count=1 -timeout 20m ./test/container/; } || rc=1;) \
 	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
-	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) "$$lanes/raced" "$$lanes/others" || rc=1; \
+	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) -show '$(TEST_SHOW)' "$$lanes/raced" "$$lanes/others" || rc=1; \
 	wait $$raced || rc=1; wait $$others || rc=1; exit $$rc
 
 # The packages' own notes on `go test -json` above: test/benchmark's tests (not its benchmarks)

@@ -15,10 +15,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 )
 
 func main() {
 	skipsPath := flag.String("skips", "hack/test-skips.txt", "the allowlist of skipped tests: package, test name, why")
+	show := flag.String("show", "", "a regular expression: output lines that match it are printed as they come, whatever the result")
 	flag.Parse()
 	allowed, err := readAllowlistFile(*skipsPath)
 	if err != nil {
@@ -31,6 +33,12 @@ func main() {
 		os.Exit(2)
 	}
 	r := newReport(os.Stdout, allowed)
+	if *show != "" {
+		if r.show, err = regexp.Compile(*show); err != nil {
+			fmt.Fprintln(os.Stderr, "testreport: -show:", err)
+			os.Exit(2)
+		}
+	}
 	if err := r.consume(inputs...); err != nil {
 		fmt.Fprintln(os.Stderr, "testreport:", err)
 		os.Exit(2)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -30,6 +31,8 @@ type skip struct {
 type report struct {
 	out     io.Writer
 	allowed allowlist
+	// show selects output lines printed as they come, whatever the result (nil: none).
+	show *regexp.Regexp
 	// testOutput and pkgOutput hold output until the test or package ends: printed if it failed.
 	testOutput map[skipKey][]string
 	pkgOutput  map[string][]string
@@ -95,6 +98,9 @@ func (r *report) handle(e event) {
 		r.buildFailed++
 		fmt.Fprintf(r.out, "FAIL %s [build failed]\n", e.ImportPath)
 	case "output":
+		if r.show != nil && r.show.MatchString(e.Output) {
+			fmt.Fprintf(r.out, "%s: %s", e.Package, e.Output)
+		}
 		if e.Test == "" {
 			r.pkgOutput[e.Package] = append(r.pkgOutput[e.Package], e.Output)
 		} else {

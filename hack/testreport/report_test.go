@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -129,4 +130,18 @@ func TestInputsSideBySide(t *testing.T) {
 		t.Errorf("a run where the second input failed passed:\n%s", out.String())
 	}
 	wantContains(t, out.String(), "ok   "+pkg, "FAIL example.com/q", "1 passed, 1 failed, 0 skipped")
+}
+
+func TestShowPrintsMatchingLines(t *testing.T) {
+	var out bytes.Buffer
+	r := newReport(&out, nil)
+	r.show = regexp.MustCompile(`^harness: `)
+	in := ev("output", "", "harness: operator binary /bin/apf-operator\n") + "\n" + ev("output", "", "other\n") + "\n" + ev("pass", "", "")
+	if err := r.consume(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, pkg+": harness: operator binary /bin/apf-operator") || strings.Contains(got, "other") {
+		t.Errorf("want only the harness line shown:\n%s", got)
+	}
 }
