@@ -136,7 +136,8 @@ EVAL_PACKAGES := /test/autopilot
 # is raced in its own packages' tests (internal/apf/...).
 PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
 	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
-# test/container runs apart (test-container: podman, root); SKIP_CONTAINER=1 leaves it out.
+# test/container runs last in the second lane (podman, installed with apt-get: root);
+# SKIP_CONTAINER=1 leaves it out.
 NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) /test/container
 # go test's -p for the suites above (packages at once), beside the raced lane's own -p (the
 # number of cores): the suites mostly wait on kube-apiserver and the operator.
