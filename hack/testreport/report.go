@@ -36,7 +36,8 @@ type report struct {
 	// testOutput and pkgOutput hold output until the test or package ends: printed if it failed.
 	testOutput map[skipKey][]string
 	pkgOutput  map[string][]string
-	failedTest map[string]int // failed tests by package
+	failedTest map[string]int  // failed tests by package
+	running    map[string]bool // packages started and not ended
 	events     int
 
 	passed, failed, buildFailed int
@@ -46,7 +47,7 @@ type report struct {
 
 func newReport(out io.Writer, allowed allowlist) *report {
 	return &report{out: out, allowed: allowed, testOutput: map[skipKey][]string{},
-		pkgOutput: map[string][]string{}, failedTest: map[string]int{}}
+		pkgOutput: map[string][]string{}, failedTest: map[string]int{}, running: map[string]bool{}}
 }
 
 // consume reads events until the end of every input, the inputs at the same time (streams of
@@ -92,6 +93,8 @@ func (r *report) line(line []byte) {
 func (r *report) handle(e event) {
 	r.events++
 	switch e.Action {
+	case "start":
+		r.running[e.Package] = true
 	case "build-output":
 		fmt.Fprint(r.out, e.Output)
 	case "build-fail":
@@ -135,6 +138,7 @@ func (r *report) testEnded(e event) {
 func (r *report) packageEnded(e event) {
 	output := r.pkgOutput[e.Package]
 	delete(r.pkgOutput, e.Package)
+	delete(r.running, e.Package)
 	switch e.Action {
 	case "pass":
 		fmt.Fprintf(r.out, "ok   %s %.1fs\n", e.Package, e.Elapsed)
@@ -176,6 +180,15 @@ func (r *report) finish() bool {
 	ok := true
 	if r.events == 0 {
 		fmt.Fprintln(r.out, "FAIL: no test events read: did go test run with -json?")
+		ok = false
+	}
+	if len(r.running) > 0 {
+		unfinished := make([]string, 0, len(r.running))
+		for p := range r.running {
+			unfinished = append(unfinished, p)
+		}
+		sort.Strings(unfinished)
+		fmt.Fprintf(r.out, "FAIL: started and never finished (killed, timed out?): %s\n", strings.Join(unfinished, " "))
 		ok = false
 	}
 	if unallowed > 0 {

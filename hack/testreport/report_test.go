@@ -145,3 +145,11 @@ func TestShowPrintsMatchingLines(t *testing.T) {
 		t.Errorf("want only the harness line shown:\n%s", got)
 	}
 }
+
+func TestUnfinishedPackageFails(t *testing.T) {
+	ok, out := run(t, nil, ev("start", "", ""), ev("run", "TestA", ""))
+	if ok {
+		t.Errorf("a run whose package never finished passed:\n%s", out)
+	}
+	wantContains(t, out, "never finished", pkg)
+}
