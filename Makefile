@@ -58,7 +58,8 @@ GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
 VERSION_PKG := github.com/apf-operator/apf-operator/internal/version
 LDFLAGS ?= -X $(VERSION_PKG).gitVersion=$(GIT_VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
-# Go test flags; CI and `make test` use the race detector.
+# Go test flags; CI and `make test` use the race detector (on the packages whose code under test
+# runs in the test process).
 GOTEST_FLAGS ?= -race -count=1
 FUZZTIME ?= 20s
 # Runs per benchmark; the table shows medians. One run on a shared two-core VM varies by up to
@@ -123,41 +124,92 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (pinned, built from its module) on e
 	cd hack/image && $(GOLANGCI_LINT) run ./...
 	cd test/alerts && $(GOLANGCI_LINT) run ./...
 
+# `make test` runs every correctness suite through hack/testreport (`go test -json`): one line
+# per package with its time, the output of failures, every skipped test with its reason, and a
+# failure for any skip not in hack/test-skips.txt. Comparisons of timings (a run against
+# another, absolute latencies) are evaluations: tests named TestEval* (skipped here, run by
+# `make eval`) and EVAL_PACKAGES, whose every test is one.
+EVAL_PACKAGES := /test/autopilot
+# Suites whose code under test runs in other processes (the operator binary, kube-apiserver,
+# kubectl, a container): the race detector only slows their clients, so they run without it,
+# in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
+# is raced in its own packages' tests (internal/apf/...).
+PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
+	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
+# test/container runs last in the second lane (podman, installed with apt-get: root);
+# SKIP_CONTAINER=1 leaves it out.
+NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) /test/container
+# go test's -p for the suites above (packages at once), beside the raced lane's own -p (the
+# number of cores): the suites mostly wait on kube-apiserver and the operator.
+PROCESS_SUITES_P ?= 2
+SKIP_CONTAINER ?=
+TEST_SKIPS := hack/test-skips.txt
+TESTREPORT ?= $(LOCALBIN)/testreport
+# Lines the report prints whatever the result: test/harness's one line per test process about
+# the operator binary (taken from APF_OPERATOR_BINARY, or built), so that the log shows how
+# many times `make test` built it.
+TEST_SHOW := ^harness: .*operator binary
+# The operator binary `make build` writes; every live suite of `make test` runs it (test/harness
+# reads APF_OPERATOR_BINARY instead of building its own), so it is built once per `make test`.
+OPERATOR_BINARY ?= $(LOCALBIN)/apf-operator
+MODULE := $(shell go list -m)
+TEST_SKIP_EVAL := -skip '^TestEval'
+main_packages = $$(go list ./... | grep -v $(foreach p,$(1),-e '$(MODULE)$(p)$$'))
+only_packages = $(foreach p,$(1),$(if $(wildcard .$(p)),.$(p)/))
+
 .PHONY: test
-test: envtest envtest-oldest vet ## Run all tests: unit, envtest integration and end-to-end (builds every tool it needs).
-	go test $(GOTEST_FLAGS) $$(go list ./... | grep -v -e /test/native -e /test/e2e -e /test/container -e /test/skew -e /test/autopilot)
-	@# Each alone: test/e2e checks fairness by round-trip times under overload, which other
-	@# suites' load (test/native's and test/troubleshooting's floods of kube-apiserver, test/scale)
-	@# skews on a two-core machine.
-	go test $(GOTEST_FLAGS) ./test/e2e/
-	go test $(GOTEST_FLAGS) ./test/native/
-	@# Alone too: the autopilot's live evaluation compares queue waits of two runs minutes apart
-	@# (docs/autopilot-live.md); other suites' load during one run and not the other would skew it.
-	go test $(GOTEST_FLAGS) ./test/autopilot/
-	@# Version skew: the operator on the oldest and the newest supported kube-apiserver, one
-	@# after the other (docs/compatibility.md).
-	APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test $(GOTEST_FLAGS) ./test/skew/
-	cd examples/embed && go test $(GOTEST_FLAGS) ./...
-	cd test/sidebyside && go test $(GOTEST_FLAGS) ./...
-	@# The benchmark module's own tests (its configurations are equivalent; the table's parser).
-	cd test/benchmark && go test $(GOTEST_FLAGS) -run '^Test' ./...
-	@# The sample aggregated API server, through a real kube-apiserver's aggregator (envtest).
-	cd examples/aggregated && go test $(GOTEST_FLAGS) ./...
-	@# `make image` twice (same digest) and the archive: platforms, config, the binary runs, SBOM, chart
-	@# reference, crane push. Without -race: the tool runs as a child process, and the race detector
-	@# only slowed the test's unpacking and hashing of the archive threefold (120 s instead of 36 s).
-	cd hack/image && go test -count=1 ./...
-	@# The chart's alerts, evaluated by Prometheus's engine (its own module: Prometheus's
-	@# dependencies stay out of go.mod). Without -race: one goroutine evaluates PromQL.
-	cd test/alerts && go test -count=1 ./...
-	@# The image in podman with the chart's pod spec (builds the image; see test-container).
-	$(MAKE) test-container
+test: envtest envtest-oldest vet build testreport ## Run every correctness test (unit, envtest, end-to-end, version skew, container) through hack/testreport.
+	@# Two lanes side by side, each a stream of `go test -json` into one report (hack/testreport
+	@# reads both FIFOs): the raced packages; the process suites, the other modules and the
+	@# container. Every command runs; a lane exits non-zero if one of its commands failed.
+	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
+	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others"; \
+	{ go test -json $(GOTEST_FLAGS) $(TEST_SKIP_EVAL) $(call main_packages,$(NOT_RACED)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
+	{ rc=0; \
+	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test -json -count=1 -p $(PROCESS_SUITES_P) \
+	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES)) || rc=1; \
+	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) ./...) || rc=1; done; \
+	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) -run '^Test' ./...) || rc=1; \
+	  (cd hack/image && go test -json -count=1 ./...) || rc=1; \
+	  (cd test/alerts && go test -json -count=1 ./...) || rc=1; \
+	  $(if $(SKIP_CONTAINER),echo "SKIP_CONTAINER=$(SKIP_CONTAINER): test/container (podman; root) left out";,\
+	    { hack/install-podman.sh && go test -json -count=1 -timeout 20m ./test/container/; } || rc=1;) \
+	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
+	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) -show '$(TEST_SHOW)' "$$lanes/raced" "$$lanes/others" || rc=1; \
+	wait $$raced || rc=1; wait $$others || rc=1; exit $$rc
+
+# The packages' own notes on `go test -json` above: test/benchmark's tests (not its benchmarks)
+# check that its configurations are equivalent and its table's parser; examples/aggregated runs
+# the sample aggregated API server through a real kube-apiserver's aggregator; hack/image runs
+# `make image` twice (same digest) and checks the archive, without -race (the tool runs as a
+# child process; the race detector only slowed the test's unpacking and hashing threefold);
+# test/alerts evaluates the chart's alerts with Prometheus's engine (its own module, one
+# goroutine: no -race).
+
+.PHONY: testreport
+testreport: ## Build hack/testreport, the reader of `go test -json` that `make test` pipes into.
+	go build -o $(TESTREPORT) ./hack/testreport
 
 .PHONY: test-container
-test-container: envtest ## Run `make image`'s image in podman with the chart's pod spec against envtest (installs podman and runc when missing).
+test-container: envtest ## Run `make image`'s image in podman with the chart's pod spec against envtest (installs podman and runc with apt-get when missing: root).
 	hack/install-podman.sh
 	@# Without -race: the operator runs in the container, the test drives podman and the API.
 	go test -count=1 -timeout 20m ./test/container/
+
+# The live tests whose logged timings docs/ quote (takeover, a hung webhook's cost per event,
+# the demand histogram's window); `make test` asserts only orders and counts of them.
+EVAL_LOGGED := ./test/failover/:TestLeaderFailover ./test/webhookhardening/:TestHungOperator \
+	./test/demandmetrics/:. ./test/top/:TestTopShowsTheFloodingTenantFirst
+
+.PHONY: eval
+eval: envtest build ## Evaluations (timings, for docs/ with date, machine, commit): the autopilot's live A/B, e2e's round trips, the timings docs quote, then `make bench`.
+	@echo "# make eval on $$(date -u +%Y-%m-%dT%H:%MZ), commit $$(git rev-parse --short HEAD), $$(nproc) cores:$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), clocksource $$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+	@# Alone, one after the other: each compares or reports timings that other load would skew.
+	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
+	go test -count=1 -v -timeout 30m -run '^TestEval' ./test/e2e/; \
+	go test -race -count=1 -v -timeout 30m $(call only_packages,$(EVAL_PACKAGES)); \
+	for t in $(EVAL_LOGGED); do go test -count=1 -v -timeout 20m -run "$${t#*:}" "$${t%%:*}"; done
+	$(MAKE) bench
 
 .PHONY: bench
 bench: ## Benchmarks: this filter vs upstream APF vs a semaphore, side by side, as one table; then the EventRateLimit decision.
@@ -198,7 +250,7 @@ bench-defaults: envtest ## Time from deleting a default object to its re-creatio
 
 .PHONY: build
 build: ## Build the apf-operator binary into bin/, stamped with GIT_VERSION, its commit and SOURCE_DATE_EPOCH's date.
-	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(LOCALBIN)/apf-operator .
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o $(OPERATOR_BINARY) .
 
 .PHONY: run
 run: manifests generate ## Run the operator against the current kubeconfig (webhooks off, no leader election).
@@ -206,7 +258,7 @@ run: manifests generate ## Run the operator against the current kubeconfig (webh
 
 .PHONY: demo
 demo: envtest build ## The whole journey on a local control plane: defaults, a rejected manifest, fair queuing.
-	go run ./hack/demo --assets $(ENVTEST_ASSETS) --operator $(LOCALBIN)/apf-operator
+	go run ./hack/demo --assets $(ENVTEST_ASSETS) --operator $(OPERATOR_BINARY)
 
 .PHONY: image
 image: ## Build the multi-arch OCI image archive without Docker (bin/image/apf-operator-<version>.oci.tar, tagged IMG).

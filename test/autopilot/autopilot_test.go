@@ -41,7 +41,11 @@ type run struct {
 	clients    map[string]*sent
 }
 
-func TestAutopilotAgainstStatic(t *testing.T) {
+// TestEvalAutopilotAgainstStatic plays the schedule with static configuration, then with the
+// autopilot on, and compares the runs' rejections and queue waits (docs/autopilot-live.md). An
+// evaluation: `make eval` runs it alone; `make test` leaves the package out (Makefile,
+// EVAL_PACKAGES), since two runs minutes apart compare only on an otherwise idle machine.
+func TestEvalAutopilotAgainstStatic(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	k8s, err := suite.Cluster.Client()

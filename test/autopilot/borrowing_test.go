@@ -3,7 +3,6 @@ package autopilot_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -15,26 +14,20 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 )
 
-// evalEnv names the environment variable that runs the evaluations that are not checks.
-const evalEnv = "APF_AUTOPILOT_EVAL"
-
 // tenantLendablePercent is what the tenants lend in the borrowing evaluation (kube-apiserver's
 // workload-high and global-default lend 50%); they borrow without limit.
 const tenantLendablePercent = 50
 
-// TestAutopilotAgainstBorrowing is issue #34's live evaluation (docs/autopilot-live.md): the
+// TestEvalAutopilotAgainstBorrowing is issue #34's live evaluation (docs/autopilot-live.md): the
 // schedule played with the tenants lending 50% and borrowing without limit on their
 // configured shares (kube-apiserver's own borrowing, what a user would turn on first), then
 // again with the autopilot on top. It records the figures and checks only that the runs are
 // sound (classification, seats outside the pool, the pool's sum), not which run wins: it is
-// an evaluation, not a test of `make test`. Run it alone (it shares the cluster and its
-// users with TestAutopilotAgainstStatic):
+// an evaluation, which `make eval` runs after TestEvalAutopilotAgainstStatic (they share the
+// cluster and its users); alone:
 //
-//	APF_AUTOPILOT_EVAL=borrowing go test -count=1 -v -run TestAutopilotAgainstBorrowing ./test/autopilot/
-func TestAutopilotAgainstBorrowing(t *testing.T) {
-	if os.Getenv(evalEnv) != "borrowing" {
-		t.Skipf("an evaluation: set %s=borrowing to run it", evalEnv)
-	}
+//	go test -count=1 -v -run TestEvalAutopilotAgainstBorrowing ./test/autopilot/
+func TestEvalAutopilotAgainstBorrowing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	k8s, err := suite.Cluster.Client()

@@ -40,16 +40,60 @@ const (
 	seats       = 16
 	serviceTime = 50 * time.Millisecond
 	lightRate   = 30 // requests per second per light client: 1.5 seats each
-	// fairnessMargin bounds |measured share - max-min fair share| for every client.
+	// fairnessMargin bounds |measured share - max-min fair share| for every client in
+	// `make eval` (TestEvalFilterRoundTrips).
 	fairnessMargin = 0.03
-	// lightWaitBound bounds a light client's p99 round trip: fair queuing serves its requests
-	// within a few seat releases (~3 ms each here); a FIFO behind the heavy flow's 100 waiting
-	// requests would add ~300 ms. The bound sits between the two, leaving room for a busy
-	// machine and the race detector.
+	// lightWaitBound bounds a light client's p99 round trip in `make eval`
+	// (TestEvalFilterRoundTrips): fair queuing serves its requests within a few seat releases
+	// (~3 ms each here); a FIFO behind the heavy flow's 100 waiting requests would add ~300 ms.
+	// The bound sits between the two. `make test` checks an order instead (checkLightAhead).
 	lightWaitBound = serviceTime + 150*time.Millisecond
 )
 
+// testFilterFairness, a step of the journey: served and rejected requests are counted, and the light
+// clients' round trips are compared with the heavy client's in the same run (an order), so that
+// a loaded machine slows both sides alike.
 func testFilterFairness(t *testing.T) {
+	results := runFilterOverload(t)
+	checkFairness(t, results, 0)
+	checkLightAhead(t, results)
+}
+
+// TestEvalFilterRoundTrips (`make eval`, alone on the machine): the light clients' p99 round
+// trip against the absolute lightWaitBound.
+func TestEvalFilterRoundTrips(t *testing.T) {
+	results := runFilterOverload(t)
+	checkFairness(t, results, fairnessMargin)
+	for _, r := range results[1:] {
+		if p99 := r.Percentile(0.99); p99 > lightWaitBound {
+			t.Errorf("%s: p99 round trip %s above %s: light requests waited behind the heavy flow", r.Name, p99, lightWaitBound)
+		}
+	}
+}
+
+// checkLightAhead: every light client's median round trip is below half the heavy client's.
+// The heavy client's served requests wait behind its own ~100 queued ones (hundreds of
+// milliseconds); a light client's behind a few seat releases, unless it queued behind the
+// heavy flow (then its median would be the heavy client's), which is what fair queuing
+// prevents. At a load average of 38 on two cores: light medians 73 to 92 ms, heavy 624 ms.
+func checkLightAhead(t *testing.T, results []harness.ClientResult) {
+	t.Helper()
+	heavy := results[0]
+	if heavy.Name != "heavy" {
+		t.Fatalf("results[0] is %s, want heavy", heavy.Name)
+	}
+	for _, r := range results[1:] {
+		if light, p50 := r.Percentile(0.5), heavy.Percentile(0.5); light >= p50/2 {
+			t.Errorf("%s: median round trip %s not below half the heavy client's median %s: light requests waited behind the heavy flow",
+				r.Name, light, p50)
+		}
+	}
+}
+
+// runFilterOverload applies the e2e level, starts the filter fed from the cluster and runs
+// the heavy client (results[0]) and four light ones against it for 4 s.
+func runFilterOverload(t *testing.T) []harness.ClientResult {
+	t.Helper()
 	ctx := context.Background()
 	if _, errOut, err := cluster.KubectlRun(ctx, strings.NewReader(tenantsManifest), "apply", "--server-side", "-f", "-"); err != nil {
 		t.Fatalf("applying the e2e level: %v: %s", err, errOut)
@@ -73,8 +117,8 @@ func testFilterFairness(t *testing.T) {
 			Namespace: "light", Rate: lightRate})
 	}
 	results := harness.RunOverload(ctx, fs.URL, clients, 4*time.Second)
-	checkFairness(t, results)
 	checkRejectionMetric(t, fs.URL)
+	return results
 }
 
 func probeSchema(ctx context.Context, baseURL string) string {
@@ -97,10 +141,13 @@ func demand(c harness.Client) float64 {
 	return float64(c.Concurrency)
 }
 
-// checkFairness compares each client's share of the served requests (every request takes one
-// seat for the same service time) with its max-min fair share of the seats, and checks that
-// the light clients were neither rejected nor kept waiting.
-func checkFairness(t *testing.T, results []harness.ClientResult) {
+// checkFairness checks counts: every request classified, every 429 with Retry-After, the heavy
+// client rejected and served more than any light client, the light clients served in full.
+// With shareMargin > 0 (`make eval`) each client's share of the served requests (every request
+// takes one seat for the same service time) must also be within shareMargin of its max-min fair
+// share of the seats: the shares assume seats never idle, which a loaded machine breaks (at a
+// load average of 38 on two cores the heavy client got 0.554 for a fair 0.625).
+func checkFairness(t *testing.T, results []harness.ClientResult, shareMargin float64) {
 	t.Helper()
 	demands := make([]float64, len(results))
 	total := 0
@@ -119,8 +166,8 @@ func checkFairness(t *testing.T, results []harness.ClientResult) {
 		if r.RetryAfterMissing > 0 || r.Other > 0 {
 			t.Errorf("%s: %d rejections without Retry-After, %d unexpected statuses", r.Name, r.RetryAfterMissing, r.Other)
 		}
-		if math.Abs(share-fairShare) > fairnessMargin {
-			t.Errorf("%s: share %.3f differs from its max-min fair share %.3f by more than %.2f", r.Name, share, fairShare, fairnessMargin)
+		if shareMargin > 0 && math.Abs(share-fairShare) > shareMargin {
+			t.Errorf("%s: share %.3f differs from its max-min fair share %.3f by more than %.2f", r.Name, share, fairShare, shareMargin)
 		}
 		if r.Name == "heavy" {
 			if r.Rejected == 0 {
@@ -128,12 +175,12 @@ func checkFairness(t *testing.T, results []harness.ClientResult) {
 			}
 			continue
 		}
+		if r.Served >= results[0].Served {
+			t.Errorf("%s: served %d, the heavy client %d: want the heavy client's surplus seats used by it", r.Name, r.Served, results[0].Served)
+		}
 		if r.Rejected > 0 || r.Served != r.Sent {
 			t.Errorf("%s: sent %d, served %d, rejected %d; a light client within its fair share must be served in full",
 				r.Name, r.Sent, r.Served, r.Rejected)
-		}
-		if p99 := r.Percentile(0.99); p99 > lightWaitBound {
-			t.Errorf("%s: p99 round trip %s above %s: light requests waited behind the heavy flow", r.Name, p99, lightWaitBound)
 		}
 	}
 }

@@ -43,9 +43,10 @@ func TestLeaderFailover(t *testing.T) {
 	t.Logf("takeover: %s after SIGKILL, %s after the killed leader's last renewal (lease %s, retry %s)",
 		takeover.Round(time.Millisecond), time.Since(renewed).Round(time.Millisecond), shortLease.duration, shortLease.retry)
 	// client-go's follower notices a renewal only when it polls (every retry period, jittered by
-	// up to 1.2x) and tries again only when it polls: the bound is lease + 2.4 retry periods.
-	// The 3 s on top are for the follower's own API calls on a loaded machine.
-	if limit := shortLease.duration + shortLease.retry*12/5 + 3*time.Second; takeover > limit {
+	// up to 1.2x) and tries again only when it polls: lease + 2.4 retry periods (8.4 s) on an
+	// idle machine, logged above. The check allows five times that, so that a loaded machine
+	// passes and a follower that never takes over by itself (waiting on a restart) does not.
+	if limit := 5 * (shortLease.duration + shortLease.retry*12/5); takeover > limit {
 		t.Errorf("the follower took over %s after the kill; want at most %s", takeover, limit)
 	}
 	follower.requireRunning(t)

@@ -28,7 +28,9 @@ import (
 // test/troubleshooting). The flood starts floodAfter top's start, lasts floodFor, and top's
 // window (topInterval) ends settleAfter it, so that the whole flood falls inside top's window.
 const (
-	floodAfter  = 4 * time.Second
+	// top has no hook that says its first sample is taken, so floodAfter is a generous wait:
+	// the first sample (one read of /metrics) takes well under a second on an idle machine.
+	floodAfter  = 10 * time.Second
 	floodFor    = 6 * time.Second
 	settleAfter = 4 * time.Second
 	topInterval = floodAfter + floodFor + settleAfter

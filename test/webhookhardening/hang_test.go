@@ -26,12 +26,15 @@ var events = flag.Int("hardening.events", 20, "event creations per phase of Test
 // webhooks/events.go), which the harness registers in kube-apiserver.
 const timeout = time.Second
 
-// margin is what the test allows above the timeout for kube-apiserver's own work.
-const margin = 500 * time.Millisecond
+// hangBound bounds each creation while the operator hangs: well above the timeout, so that a
+// loaded machine's slow kube-apiserver passes, and at half kube-apiserver's default webhook
+// timeout (10 s), so that a registration without the shipped timeout fails. The latencies
+// themselves are logged.
+const hangBound = 5 * time.Second
 
 // TestHungOperator: while the operator is stopped (SIGSTOP: its port still accepts
-// connections, nothing answers), every event creation returns within the webhook's timeout
-// plus the margin and the event is created (failurePolicy Ignore). The latencies with the
+// connections, nothing answers), every event creation returns within hangBound (the shipped
+// timeout applies, not kube-apiserver's default) and the event is created (failurePolicy Ignore). The latencies with the
 // operator running and stopped are logged (p50, max).
 func TestHungOperator(t *testing.T) {
 	cfg := rest.CopyConfig(cluster.Config)
@@ -60,8 +63,8 @@ func TestHungOperator(t *testing.T) {
 	resume()
 	t.Logf("operator stopped (SIGSTOP), timeoutSeconds %d: %s", int(timeout.Seconds()), summary(stopped))
 	for i, d := range stopped {
-		if d > timeout+margin {
-			t.Errorf("event %d took %s while the operator was stopped; want at most %s", i, d, timeout+margin)
+		if d > hangBound {
+			t.Errorf("event %d took %s while the operator was stopped; want at most %s", i, d, hangBound)
 		}
 	}
 	harness.Eventually(t, 30*time.Second, "the webhook to serve again after SIGCONT", func() error {
