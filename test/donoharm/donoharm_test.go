@@ -3,12 +3,10 @@ package donoharm_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -84,31 +82,9 @@ func oldBehaviour(t *testing.T) measurement {
 // function is called.
 func startOperator(t *testing.T, configure func(*operator.Options)) (stop func()) {
 	t.Helper()
-	o := operator.NewOptions()
-	o.LeaderElection.Enabled, o.Webhooks.Enabled = false, false
-	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
-	o.Testing.Registerer, o.Testing.SkipNameValidation = prometheus.NewRegistry(), true
+	o := harness.InProcessOptions()
 	configure(&o)
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := operator.New(ctx, restConfig, o)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
-			t.Errorf("operator stopped with %v", err)
-		}
-	}
-	t.Cleanup(stop)
+	_, stop = harness.StartInProcess(t, restConfig, o)
 	return stop
 }
 
