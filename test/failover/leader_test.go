@@ -75,11 +75,24 @@ func whoLeads(t *testing.T, a, b *replica) (leader, follower *replica) {
 	return leader, follower
 }
 
-// requireOneReconciles checks, after the defaults converged and a few more retry periods,
-// that the leader ran reconciles and the follower none.
+// requireOneReconciles checks that the leader reconciles and the follower does not. A fixed
+// wait would pass vacuously on a slow machine, so it waits for a barrier instead: a new
+// RequestPriority whose status only a running status reconciler writes. Once the leader has
+// written it, a follower that ran reconcilers would have counted that change too.
 func requireOneReconciles(t *testing.T, leader, follower *replica) {
 	t.Helper()
-	time.Sleep(2 * shortLease.retry)
+	ctx := context.Background()
+	barrier := queuedLevel("barrier-one-leader", 6900)
+	if err := k8s.Create(ctx, barrier); err != nil {
+		t.Fatalf("creating the barrier RequestPriority: %v", err)
+	}
+	harness.Eventually(t, 60*time.Second, "the leader to write the barrier's status", func(ctx context.Context) (bool, error) {
+		var rp flowv1.RequestPriority
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(barrier), &rp); err != nil {
+			return false, err
+		}
+		return len(rp.Status.Conditions) > 0, nil
+	})
 	lm, fm := leader.metrics(t), follower.metrics(t)
 	if n := reconciles(lm); n == 0 {
 		t.Errorf("the leader %s ran no reconciles", leader.name)
@@ -88,6 +101,9 @@ func requireOneReconciles(t *testing.T, leader, follower *replica) {
 		t.Errorf("the follower %s ran %v reconciles (leads: %t); want none", follower.name, n, isLeader(fm))
 	}
 	t.Logf("reconciles: leader %s %v, follower %s %v", leader.name, reconciles(lm), follower.name, reconciles(fm))
+	if err := k8s.Delete(ctx, barrier); err != nil {
+		t.Fatalf("deleting the barrier RequestPriority: %v", err)
+	}
 }
 
 // requireBothServeAdmission sends admission requests through the balancer, dropping its
