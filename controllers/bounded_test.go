@@ -27,13 +27,13 @@ const maxWorstCaseGrowth = 128 << 20
 // worstCasesTimeout bounds the wait for every adversarial FlowSchema's status.
 const worstCasesTimeout = 5 * time.Minute
 
-// TestWorstCasesLive stores every adversarial FlowSchema of package worstcase that
+// TestPeakMemoryWorstCasesLive stores every adversarial FlowSchema of package worstcase that
 // kube-apiserver accepts (etcd refuses values over 1.5 MiB) on a real API server, with the
 // webhook absent (as after an outage), and runs the operator with native enforcement: each ends
 // NotExpressible (or invalid for the regex budget) with a field path, the realistic ones
 // projected, and the process's resident memory at its peak (the kernel's high-water mark, which
 // no sampling can miss) exceeds what it was before the operator started by less than 128 MiB.
-func TestWorstCasesLive(t *testing.T) {
+func TestPeakMemoryWorstCasesLive(t *testing.T) {
 	resetCluster(t)
 	ctx := context.Background()
 	create(t, userRP("target", 4321))
@@ -134,9 +134,9 @@ func worstCaseSettled(ctx context.Context, c worstcase.Case) error {
 		c.Name, ready.Reason, ready.Message, projected.Reason, projected.Message)
 }
 
-// TestPeakResidentCatchesAShortPeak checks the measurement TestWorstCasesLive relies on: a
+// TestPeakMemoryCatchesAShortPeak checks the measurement TestPeakMemoryWorstCasesLive relies on: a
 // peak freed before anyone looks is still counted, and the reset forgets the peaks before it.
-func TestPeakResidentCatchesAShortPeak(t *testing.T) {
+func TestPeakMemoryCatchesAShortPeak(t *testing.T) {
 	const spike = 256 << 20
 	touchAndFree := func() {
 		b := make([]byte, spike)
