@@ -16,6 +16,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/operator"
 	"github.com/apf-operator/apf-operator/test/harness"
+	"github.com/apf-operator/apf-operator/test/harness/inprocess"
 )
 
 // TestInstallDoesNoHarm is the must-show: the before / after install / after
@@ -82,9 +83,9 @@ func oldBehaviour(t *testing.T) measurement {
 // function is called.
 func startOperator(t *testing.T, configure func(*operator.Options)) (stop func()) {
 	t.Helper()
-	o := harness.InProcessOptions()
+	o := inprocess.Options()
 	configure(&o)
-	_, stop = harness.StartInProcess(t, restConfig, o)
+	_, stop = inprocess.Start(t, restConfig, o)
 	return stop
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
-	"github.com/apf-operator/apf-operator/test/harness"
+	"github.com/apf-operator/apf-operator/test/harness/inprocess"
 )
 
 // startOperator runs the operator in-process as production wires it (internal/operator), with
@@ -14,13 +14,13 @@ import (
 // configure; nil means the events webhook is off.
 func startOperator(t *testing.T, enforcement string, engine *eventratelimit.Engine) (stop func()) {
 	t.Helper()
-	o := harness.InProcessOptions()
+	o := inprocess.Options()
 	o.ManageDefaults = false
 	o.Enforcement = enforcement
 	// The suite's tests share one control plane and leave their levels behind: the share
 	// budget (docs/enforcement.md) is not what they check, so it is wide.
 	o.NativeMaxSeatLossPercent = 90
 	o.Testing.EventRateLimitEngine = engine
-	_, stop = harness.StartInProcess(t, restConfig, o)
+	_, stop = inprocess.Start(t, restConfig, o)
 	return stop
 }

@@ -8,6 +8,7 @@ package nativetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,11 @@ import (
 // configuration.
 const sentinelUser, sentinelSchema = "oracle-sentinel", "oracle-sentinel"
 
+// quietKlog silences klog once per process: the controller logs what it cannot decode and its
+// configuration changes. Setting it again at every Start raced with the reads of an earlier
+// controller's goroutines (klog's logger is a global).
+var quietKlog sync.Once
+
 // KubeAPIServer is kube-apiserver's APF controller on a fixed set of native objects.
 type KubeAPIServer struct {
 	ctl     utilflowcontrol.Interface
@@ -44,7 +50,7 @@ type KubeAPIServer struct {
 // classifies by them. Close stops it.
 func Start(t testing.TB, levels []flowcontrolv1.PriorityLevelConfiguration, schemas []flowcontrolv1.FlowSchema) *KubeAPIServer {
 	t.Helper()
-	klog.SetLogger(logr.Discard()) // it logs what it cannot decode and its configuration changes
+	quietKlog.Do(func() { klog.SetLogger(logr.Discard()) })
 	client := fake.NewClientset(objects(levels, schemas)...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	k := &KubeAPIServer{ctl: utilflowcontrol.New(factory, client.FlowcontrolV1(), 10000), stop: make(chan struct{}),

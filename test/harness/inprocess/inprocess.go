@@ -1,4 +1,8 @@
-package harness
+// Package inprocess runs the operator inside a test's own process through internal/operator,
+// the production wiring, for the suites that need its in-memory state (test/donoharm,
+// test/gitops). It is apart from package harness, which packages that internal/operator
+// imports (webhooks) use in their tests: harness importing internal/operator would be a cycle.
+package inprocess
 
 import (
 	"context"
@@ -13,11 +17,11 @@ import (
 	"github.com/apf-operator/apf-operator/internal/operator"
 )
 
-// InProcessOptions returns production's operator options (operator.NewOptions) as the suites
+// Options returns production's operator options (operator.NewOptions) as the suites
 // that run the operator in their own process need them: no leader election, no webhooks, no
 // metrics or health endpoints, a registry of its own, and controller names that may repeat
 // (one test process starts the operator many times).
-func InProcessOptions() operator.Options {
+func Options() operator.Options {
 	o := operator.NewOptions()
 	o.LeaderElection.Enabled, o.Webhooks.Enabled = false, false
 	o.MetricsBindAddress, o.HealthProbeBindAddress = "0", "0"
@@ -25,11 +29,11 @@ func InProcessOptions() operator.Options {
 	return o
 }
 
-// StartInProcess runs the operator through internal/operator (the production wiring) against
+// Start runs the operator through internal/operator (the production wiring) against
 // cfg with opts, waits up to a minute for its cache to sync, and returns the manager and a
 // function that stops it (also run at the test's cleanup). An error from the manager other
 // than the cancellation fails the test.
-func StartInProcess(t testing.TB, cfg *rest.Config, opts operator.Options) (manager.Manager, func()) {
+func Start(t testing.TB, cfg *rest.Config, opts operator.Options) (manager.Manager, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := operator.New(ctx, cfg, opts)
