@@ -133,8 +133,10 @@ func TestOverload(t *testing.T) {
 	if quiet.rejected > 0 || len(quiet.other) > 0 {
 		t.Errorf("tenant-quiet was affected by the flood: %v, unexpected %v", &quiet, quiet.other)
 	}
-	if quiet.served < 5 {
-		t.Errorf("tenant-quiet was served only %d times during the flood", quiet.served)
+	// A count, not a rate: how many sequential requests fit in the flood depends on the
+	// machine's load (4 in 6 s at p50 1.6 s on a loaded two-core machine, dozens when idle).
+	if quiet.served == 0 {
+		t.Error("tenant-quiet was never served during the flood")
 	}
 	if d := quietRejectedAfter - quietRejectedBefore; d != 0 {
 		t.Errorf("kube-apiserver counted %v rejections at tenant-quiet's level %s", d, quietPLC)
