@@ -176,7 +176,7 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	  go test -json -count=1 -run '$(PEAK_MEMORY_TESTS)' $(PEAK_MEMORY_PACKAGES) || rc=1; \
 	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) ./...) || rc=1; done; \
 	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) -run '^Test' ./...) || rc=1; \
-	  (cd hack/image && go test -json -count=1 ./...) || rc=1; \
+	  (cd hack/image && go test -json -count=1 -timeout 20m ./...) || rc=1; \
 	  (cd test/alerts && go test -json -count=1 ./...) || rc=1; \
 	  $(if $(SKIP_CONTAINER),echo "SKIP_CONTAINER=$(SKIP_CONTAINER): test/container (podman; root) left out";,\
 	    { hack/install-podman.sh && go test -json -count=1 -timeout 20m ./test/container/; } || rc=1;) \

@@ -147,9 +147,9 @@ func (s *replicaSource) getterFor(addr string) (apfmetrics.Getter, error) {
 // certificate covers), unless cfg names a server already.
 func replicaConfig(cfg *rest.Config, addr string) *rest.Config {
 	out := rest.CopyConfig(cfg)
-	if out.TLSClientConfig.ServerName == "" {
+	if out.ServerName == "" {
 		if u, err := url.Parse(cfg.Host); err == nil && u.Hostname() != "" {
-			out.TLSClientConfig.ServerName = u.Hostname()
+			out.ServerName = u.Hostname()
 		}
 	}
 	out.Host = "https://" + addr

@@ -44,7 +44,7 @@ func TestAutopilotReplicaAddresses(t *testing.T) {
 		t.Errorf("replicas %v, want 10.0.0.1:6443 and 10.0.0.2:6443", got)
 	}
 	cfg := replicaConfig(src.cfg, "10.0.0.2:6443")
-	if cfg.Host != "https://10.0.0.2:6443" || cfg.TLSClientConfig.ServerName != "10.96.0.1" || cfg.BearerToken != "t" {
+	if cfg.Host != "https://10.0.0.2:6443" || cfg.ServerName != "10.96.0.1" || cfg.BearerToken != "t" {
 		t.Errorf("replica config host %q server name %q token %q", cfg.Host, cfg.TLSClientConfig.ServerName, cfg.BearerToken)
 	}
 	if src.cfg.Host != "https://10.96.0.1:443" {

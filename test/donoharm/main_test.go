@@ -31,7 +31,6 @@ const (
 var (
 	testEnv    *envtest.Environment
 	restConfig *rest.Config
-	testScheme = harness.Scheme()
 	// k8s reads and writes as the envtest admin (system:masters), directly.
 	k8s client.Client
 	// admin sends raw requests with the admin's credentials (and impersonation headers).

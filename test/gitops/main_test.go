@@ -30,7 +30,6 @@ var suite = &harness.Suite{
 var (
 	testEnv    *envtest.Environment
 	restConfig *rest.Config
-	testScheme = harness.Scheme()
 	// k8s reads and writes directly through the API server, as Argo CD and Flux do: no cache.
 	k8s client.Client
 )

@@ -37,7 +37,6 @@ const (
 var (
 	testEnv    *envtest.Environment
 	restConfig *rest.Config
-	testScheme = harness.Scheme()
 	// k8s reads and writes as the admin, directly through the API server (no cache). The
 	// admin is exempt, so its requests are never rejected with 429.
 	k8s client.WithWatch

@@ -224,13 +224,3 @@ func (b *borrowing) limited(cfg *effective.Config) *effective.Config {
 	}
 	return &out
 }
-
-// currentLimit is the named level's current limit (0 when unknown).
-func (b *borrowing) currentLimit(name string) int {
-	for _, l := range b.levels {
-		if l.name == name {
-			return l.current
-		}
-	}
-	return 0
-}
