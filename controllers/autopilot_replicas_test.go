@@ -45,7 +45,7 @@ func TestAutopilotReplicaAddresses(t *testing.T) {
 	}
 	cfg := replicaConfig(src.cfg, "10.0.0.2:6443")
 	if cfg.Host != "https://10.0.0.2:6443" || cfg.ServerName != "10.96.0.1" || cfg.BearerToken != "t" {
-		t.Errorf("replica config host %q server name %q token %q", cfg.Host, cfg.TLSClientConfig.ServerName, cfg.BearerToken)
+		t.Errorf("replica config host %q server name %q token %q", cfg.Host, cfg.ServerName, cfg.BearerToken)
 	}
 	if src.cfg.Host != "https://10.96.0.1:443" {
 		t.Errorf("the operator's own config changed: %q", src.cfg.Host)
