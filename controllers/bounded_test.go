@@ -151,7 +151,8 @@ func TestPeakMemoryCatchesAShortPeak(t *testing.T) {
 	if now := procStatus(t, "VmRSS"); now >= base+spike/2 {
 		t.Fatalf("the freed %d MiB are still resident (%d MiB over the base): the peak was not short", spike>>20, (now-base)>>20)
 	}
-	if peak := peakResident(t); peak < base+spike {
+	// Not the whole spike: pages resident at the base (the scavenger's) may leave meanwhile.
+	if peak := peakResident(t); peak < base+spike*7/8 {
 		t.Errorf("a freed peak of %d MiB raised the high-water mark by only %d MiB", spike>>20, (peak-base)>>20)
 	}
 	base = resetPeakResident(t)
