@@ -165,19 +165,15 @@ func sorted(s []string) []string {
 
 // defaultRP and defaultFS return the named default object as internal/defaults declares it.
 func defaultRP(name string) flowv1.RequestPriority {
-	for _, rp := range defaults.RequestPriorities() {
-		if rp.Name == name {
-			return rp
-		}
+	if rp, ok := defaults.RequestPriority(name); ok {
+		return rp
 	}
 	panic("no default RequestPriority " + name)
 }
 
 func defaultFS(name string) flowv1.FlowSchema {
-	for _, fs := range defaults.FlowSchemas() {
-		if fs.Name == name {
-			return fs
-		}
+	if fs, ok := defaults.FlowSchema(name); ok {
+		return fs
 	}
 	panic("no default FlowSchema " + name)
 }

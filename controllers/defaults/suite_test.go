@@ -108,19 +108,15 @@ func updateFS(t testing.TB, name string, edit func(*flowv1.FlowSchema)) {
 
 // defaultRP and defaultFS return the named default object as internal/defaults declares it.
 func defaultRP(name string) flowv1.RequestPriority {
-	for _, rp := range defaults.RequestPriorities() {
-		if rp.Name == name {
-			return rp
-		}
+	if rp, ok := defaults.RequestPriority(name); ok {
+		return rp
 	}
 	panic("no default RequestPriority " + name)
 }
 
 func defaultFS(name string) flowv1.FlowSchema {
-	for _, fs := range defaults.FlowSchemas() {
-		if fs.Name == name {
-			return fs
-		}
+	if fs, ok := defaults.FlowSchema(name); ok {
+		return fs
 	}
 	panic("no default FlowSchema " + name)
 }

@@ -168,3 +168,24 @@ func patternMatch(f v1alpha1.RequestField, p string) v1alpha1.AtomicTest {
 func notPatternMatch(f v1alpha1.RequestField, p string) v1alpha1.AtomicTest {
 	return v1alpha1.AtomicTest{NotPatternMatch: &v1alpha1.PatternTest{Field: f, Pattern: p}}
 }
+
+// RequestPriority returns the proposal's default RequestPriority of that name, and whether
+// there is one.
+func RequestPriority(name string) (v1alpha1.RequestPriority, bool) {
+	return byName(RequestPriorities(), name, func(rp v1alpha1.RequestPriority) string { return rp.Name })
+}
+
+// FlowSchema returns the proposal's default FlowSchema of that name, and whether there is one.
+func FlowSchema(name string) (v1alpha1.FlowSchema, bool) {
+	return byName(FlowSchemas(), name, func(fs v1alpha1.FlowSchema) string { return fs.Name })
+}
+
+func byName[T any](objs []T, name string, nameOf func(T) string) (T, bool) {
+	for _, o := range objs {
+		if nameOf(o) == name {
+			return o, true
+		}
+	}
+	var none T
+	return none, false
+}
