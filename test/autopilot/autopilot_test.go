@@ -48,14 +48,7 @@ type run struct {
 func TestEvalAutopilotAgainstStatic(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	k8s, err := suite.Cluster.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(suite.Cluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k8s, cs := clients(t)
 	applyTenants(ctx, t)
 	load := newLoader(t)
 	samples := startSampler(ctx, cs, k8s, sampleEvery)
@@ -291,4 +284,18 @@ func appliedEvents(events []corev1.Event) []corev1.Event {
 		}
 	}
 	return out
+}
+
+// clients are the admin's controller-runtime client and clientset on the suite's cluster.
+func clients(t *testing.T) (client.Client, *kubernetes.Clientset) {
+	t.Helper()
+	k8s, err := suite.Cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(suite.Cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k8s, cs
 }

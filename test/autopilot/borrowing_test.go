@@ -30,14 +30,7 @@ const tenantLendablePercent = 50
 func TestEvalAutopilotAgainstBorrowing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	k8s, err := suite.Cluster.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(suite.Cluster.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k8s, cs := clients(t)
 	applyTenants(ctx, t)
 	enableBorrowing(ctx, t, cs, k8s)
 	load := newLoader(t)
