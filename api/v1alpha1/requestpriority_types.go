@@ -16,9 +16,9 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.queueLengthLimit)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove queueLengthLimit, or use a priorityLevel above 0",fieldPath=".queueLengthLimit",reason="FieldValueForbidden"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.lendablePercent)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove lendablePercent, or use a priorityLevel above 0",fieldPath=".lendablePercent",reason="FieldValueForbidden"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.borrowingLimitPercent)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove borrowingLimitPercent, or use a priorityLevel above 0",fieldPath=".borrowingLimitPercent",reason="FieldValueForbidden"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.assuredConcurrencyShares)",message="required when priorityLevel > 0: set it (for example 10)",fieldPath=".assuredConcurrencyShares",reason="FieldValueRequired"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queuesPerWidth)",message="required when priorityLevel > 0: set it (for example 64, with a handSize)",fieldPath=".queuesPerWidth",reason="FieldValueRequired"
-// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.queueLengthLimit)",message="required when priorityLevel > 0: set it (for example 50)",fieldPath=".queueLengthLimit",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.nativeLevel) || has(self.assuredConcurrencyShares)",message="required when priorityLevel > 0 and no nativeLevel is named: set it (for example 10), or bind the level with nativeLevel",fieldPath=".assuredConcurrencyShares",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.nativeLevel) || has(self.queuesPerWidth)",message="required when priorityLevel > 0 and no nativeLevel is named: set it (for example 64, with a handSize), or bind the level with nativeLevel",fieldPath=".queuesPerWidth",reason="FieldValueRequired"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || has(self.nativeLevel) || has(self.queueLengthLimit)",message="required when priorityLevel > 0 and no nativeLevel is named: set it (for example 50), or bind the level with nativeLevel",fieldPath=".queueLengthLimit",reason="FieldValueRequired"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.queuesPerWidth) || self.queuesPerWidth <= 1 || has(self.handSize)",message="required when queuesPerWidth > 1: set it (for example 6), or set queuesPerWidth to 1",fieldPath=".handSize",reason="FieldValueRequired"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || (has(self.queuesPerWidth) && self.queuesPerWidth > 1)",message="allowed only when queuesPerWidth > 1 (one queue has no hand to deal): remove handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueForbidden"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || !has(self.queuesPerWidth) || self.handSize <= self.queuesPerWidth",message="must not exceed queuesPerWidth: lower handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueInvalid"
@@ -26,6 +26,14 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.autopilot) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares != 0",message="must be above 0 with autopilot (it moves shares between levels that have some): set it within [autopilot.minShares, autopilot.maxShares], or remove autopilot",fieldPath=".assuredConcurrencyShares",reason="FieldValueInvalid"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.autopilot) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares <= 0 || self.assuredConcurrencyShares > 100000 || self.autopilot.minShares > self.autopilot.maxShares || self.autopilot.minShares <= self.assuredConcurrencyShares",message="must be at most assuredConcurrencyShares, the configured shares the autopilot starts from and restores: lower minShares, or raise assuredConcurrencyShares",fieldPath=".autopilot.minShares",reason="FieldValueInvalid"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.autopilot) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares <= 0 || self.assuredConcurrencyShares > 100000 || self.autopilot.minShares > self.autopilot.maxShares || self.autopilot.maxShares >= self.assuredConcurrencyShares",message="must be at least assuredConcurrencyShares, the configured shares the autopilot starts from and restores: raise maxShares, or lower assuredConcurrencyShares",fieldPath=".autopilot.maxShares",reason="FieldValueInvalid"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.nativeLevel)",message="priorityLevel 0 is already bound to kube-apiserver's exempt level: remove nativeLevel, or use a priorityLevel above 0",fieldPath=".nativeLevel",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.sharesFrom)",message="priorityLevel 0 is the exempt level and takes no shares: remove sharesFrom, or use a priorityLevel above 0",fieldPath=".sharesFrom",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="!has(self.nativeLevel) || !has(self.sharesFrom)",message="a bound level adds no shares, so it takes none from a donor: remove sharesFrom, or remove nativeLevel to define a level of its own",fieldPath=".sharesFrom",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="!has(self.nativeLevel) || !has(self.autopilot)",message="the autopilot never moves a bound level's shares (they belong to the native level): remove autopilot, or remove nativeLevel",fieldPath=".autopilot",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="!has(self.sharesFrom) || !has(self.autopilot)",message="carved shares are fixed by the donor's agreement: remove autopilot, or remove sharesFrom",fieldPath=".autopilot",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="!has(self.sharesFrom) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares > 0",message="must be above 0 with sharesFrom (the shares taken from the donor): set it, or remove sharesFrom",fieldPath=".assuredConcurrencyShares",reason="FieldValueInvalid"
+// +kubebuilder:validation:XValidation:rule="has(self.nativeLevel) == has(oldSelf.nativeLevel)",message="nativeLevel can be neither added nor removed: delete the RequestPriority and create it again",fieldPath=".nativeLevel",reason="FieldValueForbidden"
+// +kubebuilder:validation:XValidation:rule="has(self.sharesFrom) == has(oldSelf.sharesFrom)",message="sharesFrom can be neither added nor removed: delete the RequestPriority and create it again",fieldPath=".sharesFrom",reason="FieldValueForbidden"
 type RequestPrioritySpec struct {
 	// priorityLevel is the logical priority of this RequestPriority's requests: 0 is the exempt,
 	// logically highest level (never queued, never limited); a numerically higher level is a
@@ -92,6 +100,35 @@ type RequestPrioritySpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000
 	BorrowingLimitPercent *int32 `json:"borrowingLimitPercent,omitempty"`
+
+	// nativeLevel binds this RequestPriority to an existing flowcontrol.apiserver.k8s.io/v1
+	// PriorityLevelConfiguration of that name (kube-apiserver's mandatory or suggested level, a
+	// provider's, an administrator's) instead of defining a level of its own. With native
+	// enforcement nothing is written for it and no shares are charged to the budget:
+	// FlowSchemas that refer to this RequestPriority project onto that level, and status shows
+	// the level's real seats. The queuing fields become optional; when given they are used
+	// only by the in-process filter (docs/enforcement.md). Immutable. Forbidden at
+	// priorityLevel 0, which is bound to "exempt" already.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nativeLevel is immutable: delete the RequestPriority and create it again"
+	NativeLevel string `json:"nativeLevel,omitempty"`
+
+	// sharesFrom names an existing native PriorityLevelConfiguration (the donor) that gives this
+	// level its assuredConcurrencyShares, zero-sum: with native enforcement the operator takes
+	// the donor over through kube-apiserver's apf.kubernetes.io/autoupdate-spec: "false",
+	// lowers its nominalConcurrencyShares by the same amount and restores both when this
+	// object is deleted or the operator is uninstalled. The sum of all levels' shares is
+	// unchanged, so only the donor's traffic sees the difference, and the budget is not
+	// charged. Immutable. Forbidden with nativeLevel and at priorityLevel 0.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="sharesFrom is immutable: delete the RequestPriority and create it again"
+	SharesFrom string `json:"sharesFrom,omitempty"`
 
 	// autopilot lets the operator's leader move this level's nominal shares, within the bounds
 	// given here, toward what kube-apiserver measured the level to need (docs/autopilot.md).
