@@ -197,7 +197,9 @@ func (c *writeCounts) add(ev *timedAuditEvent) {
 	switch {
 	case ref.APIGroup == "flowcontrol.apf-operator.io" && ref.Subresource == "status":
 		c.status[ref.Resource+"/"+ref.Name]++
-		c.last = latest(c.last, ev.StageTimestamp)
+		if ref.Name != barrierName { // the barrier's write comes after convergence by design
+			c.last = latest(c.last, ev.StageTimestamp)
+		}
 	case ref.APIGroup == "flowcontrol.apiserver.k8s.io":
 		c.native[ref.Resource+"/"+ref.Name]++
 		c.last = latest(c.last, ev.StageTimestamp)

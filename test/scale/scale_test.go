@@ -88,12 +88,13 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Writes made after convergence (there should be none) reach the log too.
-	time.Sleep(5 * time.Second)
+	// Writes made after convergence (there should be none) reach the log before the barrier's.
+	passBarrier(ctx, t, admin, env.auditLog, op.wrote)
 	counts, err := countWrites(env.auditLog, op.wrote)
 	if err != nil {
 		t.Fatal(err)
 	}
+	withoutBarrier(t, counts)
 	w := perObject(l, counts)
 	snapshots, computing, err := op.snapshots()
 	if err != nil {
