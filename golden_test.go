@@ -48,6 +48,8 @@ func goldenCases() []goldenCase {
 		op("completion-complete", "__complete", ""), op("completion-complete-import-flags", "__complete", "import", "--f"),
 		op("completion-complete-import-output", "__complete", "import", "-o", ""),
 		op("completion-complete-version-output", "__complete", "version", "-o", ""),
+		op("completion-complete-recommend-output", "__complete", "recommend", "-o", ""),
+		op("completion-complete-replay-output", "__complete", "replay", "-o", ""),
 		imp("default"), imp("yaml", "-o", "yaml"), imp("json", "-o", "json"), imp("kyaml", "-o", "kyaml"),
 		imp("name", "-o", "name"), imp("jsonpath", "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name}{\"\\n\"}{end}"),
 		imp("jsonpath-as-json", "-o", "jsonpath-as-json={.items[*].metadata.name}"),
