@@ -50,6 +50,7 @@ func goldenCases() []goldenCase {
 		op("completion-complete-version-output", "__complete", "version", "-o", ""),
 		op("completion-complete-recommend-output", "__complete", "recommend", "-o", ""),
 		op("completion-complete-replay-output", "__complete", "replay", "-o", ""),
+		op("completion-complete-replay-native-unmatched", "__complete", "replay", "--native-unmatched", ""),
 		imp("default"), imp("yaml", "-o", "yaml"), imp("json", "-o", "json"), imp("kyaml", "-o", "kyaml"),
 		imp("name", "-o", "name"), imp("jsonpath", "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name}{\"\\n\"}{end}"),
 		imp("jsonpath-as-json", "-o", "jsonpath-as-json={.items[*].metadata.name}"),

@@ -80,6 +80,7 @@ priority level per user, namespace and verb, the moves between levels, and the s
 	o.config.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	o.config.AddFlags(f)
 	cmdutil.CompleteValues(cmd, "output", outputs...)
+	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
 	return cmd
 }
 
