@@ -15,6 +15,8 @@ func TestEveryShellBlockIsClassified(t *testing.T) {
 			switch {
 			case b.lang == "":
 				t.Errorf("%s: a block without a language: name it (sh, console, yaml, text, ...) so that a shell block cannot hide", b)
+			case b.lang == "text" && looksLikeShell(b):
+				t.Errorf("%s: a ```text block that starts with a command (%q): make it ```sh or ```console with a class", b, b.lines[0])
 			case !shellLanguages[b.lang]:
 			case !classes[b.attrs["run"]]:
 				t.Errorf("%s: shell block with run=%q: classify it in its fence, e.g. ```%s run=offline "+
@@ -74,4 +76,17 @@ func TestOfflineBlocksRun(t *testing.T) {
 			t.Errorf("expectations has %q, which no run=offline block of README.md or docs/ runs: remove it, or classify its block", key)
 		}
 	}
+}
+
+// commandWords start the lines of a shell session; a ```text block must not start with one.
+var commandWords = []string{"$ ", "apf-operator ", "kubectl ", "kubectl-apf ", "helm ", "kustomize ", "make ", "go "}
+
+// looksLikeShell says whether the block's first line is a command.
+func looksLikeShell(b block) bool {
+	for _, w := range commandWords {
+		if len(b.lines) > 0 && strings.HasPrefix(b.lines[0], w) {
+			return true
+		}
+	}
+	return false
 }
