@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 )
@@ -97,5 +99,31 @@ func TestEveryObjectProjectedExitsZero(t *testing.T) {
 	}
 	if !strings.Contains(out, `"notProjected": []`) {
 		t.Errorf("-o json: want an empty notProjected list:\n%s", out)
+	}
+}
+
+func TestYAMLIsTheJSONReport(t *testing.T) {
+	path, _ := readSynthetic(t, 100)
+	args := []string{"--audit-log", path, "--current-dir", "testdata/current.yaml", "-f", "testdata/proposed.yaml"}
+	out, err := runReplay(t, append(args, "-o", "yaml")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromYAML, fromJSON map[string]any
+	if err := yaml.Unmarshal([]byte(out), &fromYAML); err != nil {
+		t.Fatalf("-o yaml: %v\n%s", err, out)
+	}
+	js, err := runReplay(t, append(args, "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromYAML, fromJSON) {
+		t.Errorf("-o yaml and -o json differ:\n%s\n%s", out, js)
+	}
+	if _, ok := fromYAML["notProjected"]; !ok || fromYAML["requests"] != float64(100) {
+		t.Errorf("-o yaml lacks notProjected or the 100 requests:\n%s", out)
 	}
 }
