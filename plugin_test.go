@@ -79,6 +79,8 @@ func TestKubectlPlugin(t *testing.T) {
 		// ... and the values of its enum flags.
 		{[]string{"__complete", "apf", "validate", "--target", ""}, 0, "native\nfilter\n:4\n", ""},
 		{[]string{"__complete", "apf", "top", "-o", ""}, 0, "json\nyaml\n:4\n", ""},
+		{[]string{"__complete", "apf", "recommend", "-o", ""}, 0, "yaml\njson\ngithub\n:4\n", ""},
+		{[]string{"__complete", "apf", "replay", "-o", ""}, 0, "text\njson\nyaml\ngithub\n:4\n", ""},
 		{[]string{"__complete", "apf", "explain", "--native-unmatched", ""}, 0, "kube-apiserver\noperator\n:4\n", ""},
 	}
 	for _, c := range cases {

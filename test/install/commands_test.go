@@ -29,7 +29,7 @@ func shellCommands(t *testing.T, file, section string) []string {
 		switch {
 		case !inBlock && strings.HasPrefix(line, "#") && section != "":
 			inSection = strings.TrimLeft(line, "# ") == section
-		case !inBlock && line == "```sh":
+		case !inBlock && (line == "```sh" || strings.HasPrefix(line, "```sh ")): // ```sh run=cluster (test/docs's class)
 			inBlock = true
 		case inBlock && line == "```":
 			inBlock = false
@@ -54,7 +54,7 @@ func shellCommands(t *testing.T, file, section string) []string {
 func TestShellCommandsJoinsContinuationsAndDropsComments(t *testing.T) {
 	dir := t.TempDir()
 	md := "# Doc\n\n## A\n\n```sh\n# a comment\nkubectl create namespace x\nkubectl label namespace x \\\n  a=b c=d\n```\n\n" +
-		"## B\n\n  ```sh\n  helm install r ./chart\n  ```\n\n```yaml\nkind: X\n```\n"
+		"## B\n\n  ```sh run=cluster\n  helm install r ./chart\n  ```\n\n```yaml\nkind: X\n```\n"
 	path := filepath.Join(dir, "doc.md")
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		t.Fatal(err)

@@ -161,7 +161,7 @@ func TestPageCommands(t *testing.T) {
 	s := &state{}
 	seen := map[string]bool{}
 	for _, b := range readBlocks(t) {
-		if b.lang != "sh" {
+		if lang, _ := fenceInfo(b.lang); lang != "sh" { // ```sh run=cluster: test/docs's class
 			continue
 		}
 		for _, command := range commands(b) {

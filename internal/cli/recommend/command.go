@@ -1,8 +1,9 @@
 // Package recommend is `apf-operator recommend` (and `kubectl apf recommend`): the autopilot's
 // recommendation (internal/autopilot) for the operator's levels, from kube-apiserver's demand
 // metrics over a window, printed as a patch for the manifests in Git: a table, a kustomize
-// patch (-o yaml) or Markdown for a pull request (-o github). It reads a live cluster, or two
-// saved /metrics texts with the manifests; it never writes to the cluster.
+// patch (-o yaml; -o json: the same objects as a v1 List) or Markdown for a pull request
+// (-o github). It reads a live cluster, or two saved /metrics texts with the manifests; it
+// never writes to the cluster.
 package recommend
 
 import (
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +22,9 @@ import (
 	"github.com/apf-operator/apf-operator/internal/autopilot"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 )
+
+// outputs are the values of -o (the table is the default, without -o).
+var outputs = []string{"yaml", "json", "github"}
 
 // options are recommend's flags.
 type options struct {
@@ -43,9 +48,10 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `recommend sizes the nominal shares (and lendable and borrowing-limit percentages) of the
 operator's RequestPriorities from the seat demand kube-apiserver measured over a window, with
 the autopilot's algorithm (docs/autopilot.md), and prints the result as a patch for the
-manifests in Git: a table (default), a kustomize patch (-o yaml) or Markdown for a pull request
-(-o github). Every projected RequestPriority with shares is in the pool, and the pool's total
-shares never change, so every other level keeps its nominal seats.
+manifests in Git: a table (default), a kustomize patch (-o yaml; -o json prints the same partial
+objects as a v1 List) or Markdown for a pull request (-o github). Every projected
+RequestPriority with shares is in the pool, and the pool's total shares never change, so every
+other level keeps its nominal seats.
 
 Live (default), it reads kube-apiserver's /metrics twice, --window apart, and the cluster's
 RequestPriorities and native PriorityLevelConfigurations (one kube-apiserver replica: the one
@@ -74,7 +80,8 @@ the manifests, so that the patch points at their lines. recommend never writes t
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "output format: yaml (the patch) or github (Markdown for a pull request); default a table")
+	f.StringVarP(&o.output, "output", "o", "", "output format: yaml (the patch), json (the patch as a v1 List) or github "+
+		"(Markdown for a pull request); default a table")
 	f.DurationVar(&o.window, "window", 5*time.Minute, "live: how long to measure demand (between the two reads of /metrics); "+
 		"with saved metrics: how long apart they were saved (required)")
 	f.StringSliceVarP(&o.filenames, "filename", "f", nil, "manifests of the RequestPriorities (files, directories, - for stdin): "+
@@ -84,7 +91,7 @@ the manifests, so that the patch points at their lines. recommend never writes t
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit with 1 when a change is recommended (as git diff --exit-code), for CI")
 	kube.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	kube.AddFlags(f)
-	cmdutil.CompleteValues(cmd, "output", "yaml", "github")
+	cmdutil.CompleteValues(cmd, "output", outputs...)
 	return cmd
 }
 
@@ -93,8 +100,8 @@ func (o *options) saved() bool { return len(o.metricsFrom) > 0 || len(o.metricsT
 
 func (o *options) validate() error {
 	switch {
-	case o.output != "" && o.output != "yaml" && o.output != "github":
-		return cmdutil.UsageErrorf("--output %q: use yaml or github, or leave it out for the table", o.output)
+	case o.output != "" && !slices.Contains(outputs, o.output):
+		return cmdutil.UsageErrorf("--output %q: use yaml, json or github, or leave it out for the table", o.output)
 	case o.window < autopilot.DefaultConfig().MinWindow:
 		return cmdutil.UsageErrorf("--window %s: use at least %s (the autopilot's shortest window that counts)",
 			o.window, autopilot.DefaultConfig().MinWindow)
@@ -140,13 +147,19 @@ func (o *options) print(streams genericiooptions.IOStreams, rep *report) error {
 		return err
 	}
 	switch o.output {
-	case "yaml":
+	case "yaml", "json":
 		for _, s := range rep.Skipped {
 			fmt.Fprintf(streams.ErrOut, "skipped %s: %s\n", s.Object, s.Reason)
 		}
 		if len(patch) == 0 {
 			fmt.Fprintf(streams.ErrOut, "no change recommended (%s)\n", rep.heading())
-			return nil
+		}
+		if o.output == "json" {
+			list, err := rep.patchList()
+			if err != nil {
+				return err
+			}
+			patch = list
 		}
 		_, err := streams.Out.Write(patch)
 		return err

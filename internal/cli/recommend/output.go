@@ -2,6 +2,7 @@ package recommend
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -104,6 +105,19 @@ func (rep *report) patch() ([]byte, error) {
 		b.Write(data)
 	}
 	return b.Bytes(), nil
+}
+
+// patchList is the patch of -o json: the partial RequestPriorities of patch, as a v1 List (as
+// kubectl and import print several objects in JSON); an empty List when nothing changes.
+func (rep *report) patchList() ([]byte, error) {
+	items := []map[string]any{}
+	for _, r := range rep.Rows {
+		if r.changed() {
+			items = append(items, r.partial())
+		}
+	}
+	data, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "    ")
+	return append(data, '\n'), err
 }
 
 // partial is the RequestPriority patch of one row (a strategic or JSON merge patch, a

@@ -21,12 +21,16 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/apf-operator/apf-operator/internal/audit"
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/nativeview"
 )
+
+// outputs are the values of -o.
+var outputs = []string{"text", "json", "yaml", "github"}
 
 type options struct {
 	auditLogs, requestLists []string
@@ -67,7 +71,7 @@ priority level per user, namespace and verb, the moves between levels, and the s
 	f.StringArrayVar(&o.requestLists, "requests", nil, "recorded request list (JSON lines, see docs/replay.md), - for stdin; repeatable")
 	f.StringSliceVarP(&o.proposed, "filename", "f", nil, "the proposed configuration: RequestPriority and FlowSchema manifests (file, directory or - for stdin); repeatable or comma-separated, as kubectl's -f")
 	f.StringArrayVar(&o.currentPaths, "current-dir", nil, "the current configuration as manifests (file or directory) instead of the live cluster; repeatable")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json or github (annotations for a pull request)")
+	f.StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or github (annotations for a pull request)")
 	f.DurationVar(&o.bucket, "bucket", time.Minute, "time resolution of the seat demand per level")
 	f.StringVar(&o.operator, "operator-service-account", "", "the operator's service account, NAMESPACE/NAME, whose requests "+
 		"its own native route takes (default: read from the live cluster's route; none with --current-dir)")
@@ -75,7 +79,8 @@ priority level per user, namespace and verb, the moves between levels, and the s
 		"the operator's --native-unmatched: kube-apiserver or operator")
 	o.config.Namespace = nil // the APF objects are cluster-scoped: no -n/--namespace
 	o.config.AddFlags(f)
-	cmdutil.CompleteValues(cmd, "output", "text", "json", "github")
+	cmdutil.CompleteValues(cmd, "output", outputs...)
+	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
 	return cmd
 }
 
@@ -91,8 +96,8 @@ func (o *options) validate() error {
 		return cmdutil.UsageErrorf("give the requests to replay: --audit-log FILE or --requests FILE")
 	case stdin > 1:
 		return cmdutil.UsageErrorf("only one input can be - (stdin)")
-	case o.output != "text" && o.output != "json" && o.output != "github":
-		return cmdutil.UsageErrorf("-o %q: want text, json or github", o.output)
+	case !slices.Contains(outputs, o.output):
+		return cmdutil.UsageErrorf("-o %q: want text, json, yaml or github", o.output)
 	case o.bucket < time.Millisecond:
 		return cmdutil.UsageErrorf("--bucket %s: want at least 1ms", o.bucket)
 	}
@@ -109,11 +114,11 @@ func (o *options) run(ctx context.Context, streams genericiooptions.IOStreams) e
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	current, proposed, err := o.classifiers(ctx, streams.In)
+	cfgs, err := o.classifiers(ctx, streams.In)
 	if err != nil {
 		return err
 	}
-	e := NewEngine(current, proposed, o.bucket)
+	e := NewEngine(cfgs.current, cfgs.proposed, o.bucket)
 	stats, err := Replay(e, inputs(o.auditLogs, o.requestLists), streams.In)
 	if err != nil {
 		return err
@@ -122,47 +127,81 @@ func (o *options) run(ctx context.Context, streams genericiooptions.IOStreams) e
 	if err != nil {
 		return err
 	}
-	switch o.output {
-	case "json":
-		enc := json.NewEncoder(streams.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(report)
-	case "github":
-		return report.WriteGitHub(streams.Out)
+	report.NotProjected = append([]NotProjected{}, cfgs.notProjected...) // [] in JSON when none
+	if err := o.print(streams.Out, report); err != nil {
+		return err
 	}
-	return report.WriteText(streams.Out)
+	if n := len(report.NotProjected); n > 0 {
+		// As import does for what it leaves out: the report is printed, the exit code says
+		// that it is not the whole configuration's.
+		return &cmdutil.ExitError{Code: cmdutil.ExitFailure, Err: fmt.Errorf(
+			"%d object(s) of the manifests would not be projected onto kube-apiserver and were replayed without (listed in the report)", n)}
+	}
+	return nil
 }
 
-// classifiers loads the current and proposed configurations (proposed nil without -f).
-func (o *options) classifiers(ctx context.Context, stdin io.Reader) (Classifier, Classifier, error) {
+// print writes the report in the chosen format.
+func (o *options) print(w io.Writer, report *Report) error {
+	switch o.output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	case "yaml":
+		data, err := yaml.Marshal(report) // the JSON field names
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	case "github":
+		return report.WriteGitHub(w)
+	}
+	return report.WriteText(w)
+}
+
+// configurations are the current and proposed classifiers (proposed nil without -f), and
+// the objects of their manifests that are not projected.
+type configurations struct {
+	current, proposed Classifier
+	notProjected      []NotProjected
+}
+
+// classifiers loads the current and proposed configurations.
+func (o *options) classifiers(ctx context.Context, stdin io.Reader) (*configurations, error) {
 	operator, _ := ParseServiceAccount(o.operator)
 	proj := Projection{Operator: operator, Unmatched: native.Unmatched(o.unmatched)}
+	out := &configurations{}
 	var current nativeview.Objects
 	base := nativeview.BootstrapObjects()
 	if len(o.currentPaths) > 0 {
+		var skipped []NotProjected
 		var err error
-		if current, err = LoadProjected(o.currentPaths, stdin, base, proj); err != nil {
-			return nil, nil, fmt.Errorf("--current-dir: %w", err)
+		if current, skipped, err = LoadProjected(o.currentPaths, stdin, base, proj); err != nil {
+			return nil, fmt.Errorf("--current-dir: %w", err)
 		}
+		out.notProjected = inConfiguration(ConfigurationCurrent, skipped)
 	} else {
 		var err error
 		if current, err = LoadCluster(ctx, o.config); err != nil {
-			return nil, nil, fmt.Errorf("reading the current configuration from the cluster (or give --current-dir): %w", err)
+			return nil, fmt.Errorf("reading the current configuration from the cluster (or give --current-dir): %w", err)
 		}
 		base = current
 		if proj.Operator == nil {
 			proj.Operator = OperatorRoute(current)
 		}
 	}
-	cur := NewNativeClassifier(current.FlowSchemas, current.PriorityLevels)
+	out.current = NewNativeClassifier(current.FlowSchemas, current.PriorityLevels)
 	if len(o.proposed) == 0 {
-		return cur, nil, nil
+		return out, nil
 	}
-	proposed, err := LoadProjected(o.proposed, stdin, base, proj)
+	proposed, skipped, err := LoadProjected(o.proposed, stdin, base, proj)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-f: %w", err)
+		return nil, fmt.Errorf("-f: %w", err)
 	}
-	return cur, NewNativeClassifier(proposed.FlowSchemas, proposed.PriorityLevels), nil
+	out.notProjected = append(out.notProjected, inConfiguration(ConfigurationProposed, skipped)...)
+	out.proposed = NewNativeClassifier(proposed.FlowSchemas, proposed.PriorityLevels)
+	return out, nil
 }
 
 // Input is one log to replay.

@@ -42,22 +42,26 @@ type Projection struct {
 
 // LoadProjected reads our manifests (files or directories) and returns the native objects
 // kube-apiserver would hold once the operator projected them onto base: base's objects that
-// the operator does not own, plus the projection.
-func LoadProjected(paths []string, stdin io.Reader, base nativeview.Objects, p Projection) (nativeview.Objects, error) {
+// the operator does not own, plus the projection; and the manifests' objects the operator
+// would not project (the replay classifies without them).
+func LoadProjected(paths []string, stdin io.Reader, base nativeview.Objects, p Projection) (nativeview.Objects, []NotProjected, error) {
 	rps, fss, err := manifest.LoadObjects(paths, stdin)
 	if err != nil {
-		return nativeview.Objects{}, err
+		return nativeview.Objects{}, nil, err
 	}
-	return Project(effective.Compute(rps, fss), base, p), nil
+	objs, skipped := Project(effective.Compute(rps, fss), base, p)
+	return objs, skipped, nil
 }
 
 // projectObjects projects manifests onto base with no operator route.
 func projectObjects(rps []flowv1.RequestPriority, fss []flowv1.FlowSchema, base nativeview.Objects) nativeview.Objects {
-	return Project(effective.Compute(rps, fss), base, Projection{})
+	objs, _ := Project(effective.Compute(rps, fss), base, Projection{})
+	return objs
 }
 
-// Project returns base's unowned objects plus the projection of cfg onto them.
-func Project(cfg *effective.Config, base nativeview.Objects, p Projection) nativeview.Objects {
+// Project returns base's unowned objects plus the projection of cfg onto them, and the
+// objects of cfg that are not projected.
+func Project(cfg *effective.Config, base nativeview.Objects, p Projection) (nativeview.Objects, []NotProjected) {
 	plan := native.Project(cfg, native.Existing{PriorityLevels: base.PriorityLevels, FlowSchemas: base.FlowSchemas,
 		Operator: p.Operator, Unmatched: p.Unmatched})
 	out := nativeview.Objects{}
@@ -73,7 +77,7 @@ func Project(cfg *effective.Config, base nativeview.Objects, p Projection) nativ
 	}
 	out.FlowSchemas = append(out.FlowSchemas, plan.FlowSchemas...)
 	out.PriorityLevels = append(out.PriorityLevels, plan.PriorityLevels...)
-	return out
+	return out, notProjected(plan)
 }
 
 // OperatorRoute returns the service account of the operator's route among objs (the native

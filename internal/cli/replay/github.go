@@ -16,7 +16,8 @@ const maxAnnotations = 10
 // WriteGitHub writes GitHub Actions workflow commands: one annotation per user whose requests
 // move the most ("this change moves 31% of argocd-application-controller's requests from
 // workload-high to workload-low"), a warning when the requests move to kube-apiserver's
-// catch-all level (a few seats, rejected rather than queued), and a summary notice.
+// catch-all level (a few seats, rejected rather than queued), a warning per object of the
+// manifests that would not be projected, and a summary notice.
 func (r *Report) WriteGitHub(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	type line struct {
@@ -41,6 +42,11 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "::%s title=APF replay::%s\n", kind, escapeData(l.msg))
 	}
+	for _, n := range r.NotProjected {
+		fmt.Fprintf(bw, "::warning title=APF replay::%s\n", escapeData(fmt.Sprintf(
+			"%s %s %s would not be projected (%s), the replay classified without it: %s",
+			n.Configuration, n.Kind, n.Name, n.Reason, n.Message)))
+	}
 	fmt.Fprintf(bw, "::notice title=APF replay summary::%s\n", escapeData(r.summary()))
 	return bw.Flush()
 }
@@ -53,6 +59,9 @@ func (r *Report) summary() string {
 	s := fmt.Sprintf("replayed %d requests: %d (%.1f%%) change priority level", r.Requests, moved, percent(moved, r.Requests))
 	if r.Input.BadLines > 0 {
 		s += fmt.Sprintf("; %d input lines could not be read", r.Input.BadLines)
+	}
+	if len(r.NotProjected) > 0 {
+		s += fmt.Sprintf("; %d object(s) of the manifests would not be projected", len(r.NotProjected))
 	}
 	return s
 }

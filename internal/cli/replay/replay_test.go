@@ -220,7 +220,7 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"--audit-log", "-", "--requests", "-"},
-		{"--audit-log", "x", "-o", "yaml"},
+		{"--audit-log", "x", "-o", "wide"},
 		{"--audit-log", "x", "--bucket", "0s"},
 		{"--audit-log", "x", "--operator-service-account", "nope"},
 	} {

@@ -30,6 +30,10 @@ type Report struct {
 	ByNamespace []Breakdown `json:"byNamespace"`
 	ByVerb      []Breakdown `json:"byVerb"`
 	SeatDemand  SeatDemand  `json:"seatDemand"`
+	// NotProjected are the objects of the manifests (-f, --current-dir) that the operator would
+	// not project: the replay classified without them, as kube-apiserver would. Not empty: the
+	// command exits 1.
+	NotProjected []NotProjected `json:"notProjected"`
 }
 
 // LevelCount is one priority level's requests.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,44 @@ func (r *Report) textInput(w io.Writer) {
 	if !r.Proposed {
 		fmt.Fprintln(w, "  no proposed configuration (-f): the PROPOSED columns repeat the current classification")
 	}
+	r.textNotProjected(w)
+}
+
+// textNotProjected lists the manifests' objects the operator would not project: a line each,
+// then why, wrapped to the summary's 120 columns.
+func (r *Report) textNotProjected(w io.Writer) {
+	for _, n := range r.NotProjected {
+		fmt.Fprintf(w, "  not projected: %s\n", trunc(fmt.Sprintf("%s %s/%s (%s)", n.Configuration, n.Kind, n.Name, n.Reason), 103))
+		for _, line := range wrap(n.Message, 114) {
+			fmt.Fprintf(w, "      %s\n", line)
+		}
+	}
+}
+
+// wrap breaks s into lines of at most width bytes at spaces (a longer word is cut).
+func wrap(s string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		for len(word) > width {
+			if cur != "" {
+				lines, cur = append(lines, cur), ""
+			}
+			lines, word = append(lines, word[:width]), word[width:]
+		}
+		switch {
+		case cur == "":
+			cur = word
+		case len(cur)+1+len(word) <= width:
+			cur += " " + word
+		default:
+			lines, cur = append(lines, cur), word
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 func (r *Report) textLevels(w io.Writer) {
