@@ -38,11 +38,11 @@ func (pr *projector) bindable(p *effective.Priority, target *flowcontrolv1.Prior
 			"not projected: spec.nativeLevel names the PriorityLevelConfiguration %q, which does not exist in the "+
 				"cluster; no other level stands in for it. Create that level, or name an existing one "+
 				"(kubectl get prioritylevelconfigurations)", p.NativeLevel)}, false
-	case Owned(target):
+	case !ClusterOwned(target):
 		return Result{Reason: flowv1.ReasonNativeLevelOwned, Message: fmt.Sprintf(
 			"not projected: spec.nativeLevel names %q, a PriorityLevelConfiguration the operator writes itself (label "+
-				"%s=%s); bind a level of the cluster's own, or refer the FlowSchemas to its source (%s)",
-			p.NativeLevel, flowv1.LabelManagedBy, flowv1.ManagedByValue, target.Annotations[flowv1.AnnotationSource])}, false
+				"%s=%s); bind a level of the cluster's own, or refer the FlowSchemas to the RequestPriority it is "+
+				"projected from", p.NativeLevel, flowv1.LabelManagedBy, flowv1.ManagedByValue)}, false
 	case target.Name == ExemptLevelName && (pr.mayBindExempt == nil || !pr.mayBindExempt(p.Name)):
 		return Result{Reason: flowv1.ReasonExemptBindingNotAllowed, Message: "not projected: spec.nativeLevel names " +
 			"kube-apiserver's exempt level, and the projection has no record that this RequestPriority's author may " +

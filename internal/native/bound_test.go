@@ -85,14 +85,18 @@ func TestBoundLevelRefusals(t *testing.T) {
 	owned.Name = "apf-tenant"
 	owned.Labels = map[string]string{flowv1.LabelManagedBy: flowv1.ManagedByValue}
 	owned.Annotations = map[string]string{flowv1.AnnotationSource: "RequestPriority/tenant"}
+	ghost := flowcontrolv1.PriorityLevelConfiguration{} // the operator's label, no source annotation
+	ghost.Name = "apf-ghost"
+	ghost.Labels = map[string]string{flowv1.LabelManagedBy: flowv1.ManagedByValue}
 	existing := stockCluster()
-	existing.PriorityLevels = append(existing.PriorityLevels, owned)
+	existing.PriorityLevels = append(existing.PriorityLevels, owned, ghost)
 	for _, c := range []struct {
 		target, reason string
 		mayExempt      bool
 	}{
 		{"no-such-level", flowv1.ReasonNativeLevelNotFound, false},
 		{"apf-tenant", flowv1.ReasonNativeLevelOwned, false},
+		{"apf-ghost", flowv1.ReasonNativeLevelOwned, false},
 		{"exempt", flowv1.ReasonExemptBindingNotAllowed, false},
 		{"exempt", flowv1.ReasonBound, true},
 	} {
