@@ -38,6 +38,10 @@ type Existing struct {
 	// in place of their configured shares (the native level and the share budget use them);
 	// a RequestPriority absent from it is projected with its configured shares. Optional.
 	AutopilotShares map[string]int32
+	// ExemptAuthorized is the record of exempt rights (exempt.go): a FlowSchema whose
+	// RequestPriority has level 0 is projected onto the exempt level only when it says so.
+	// nil: no record is checked (offline tools, whose manifests have no authors).
+	ExemptAuthorized ExemptRecord
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -95,6 +99,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
 		autopilot:      existing.AutopilotShares,
+		exemptRecord:   existing.ExemptAuthorized,
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -130,6 +135,7 @@ type projector struct {
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
 	autopilot      map[string]int32 // Existing.AutopilotShares
+	exemptRecord   ExemptRecord     // Existing.ExemptAuthorized
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names

@@ -50,6 +50,9 @@ func (pr *projector) schema(s *effective.Schema, name string) (*flowcontrolv1.Fl
 		return nil, Result{Reason: flowv1.ReasonRequestPriorityNotProjected, Message: fmt.Sprintf(
 			"not projected: its RequestPriority %q is not projected (see its Projected condition)", s.Priority.Name)}
 	}
+	if res, refused := exemptRefused(s, level, pr.exemptRecord); refused {
+		return nil, res
+	}
 	if res, conflict := pr.conflict(pr.fss[name], "FlowSchema", name, s.Name); conflict {
 		return nil, res
 	}
