@@ -51,3 +51,28 @@ func TestExemptAccessSystemTopAndRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestExemptAccessDeleteAgreesWithPolicy: deleting a FlowSchema with the record, or one that
+// refers to the missing system-top, needs exempt rights too, as kube-apiserver's policy says.
+func TestExemptAccessDeleteAgreesWithPolicy(t *testing.T) {
+	ctx := context.Background()
+	access := DefaultExemptAccess()
+	dev := authenticationv1.UserInfo{Username: "dev"}
+	others := NewSet([]*v1alpha1.RequestPriority{rpObj("q", queued(500))}, nil)
+	for _, c := range []struct {
+		obj   *v1alpha1.FlowSchema
+		field string // "" when allowed
+	}{
+		{recorded(fsTo("r", "q", false)), "metadata.annotations[flowcontrol.apf-operator.io/exempt-authorized]"},
+		{fsTo("t", v1alpha1.SystemTopName, false), "spec.requestPriority.name"},
+		{fsTo("q", "q", false), ""},
+	} {
+		got, err := access.FlowSchemaDelete(ctx, dev, c.obj, others)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (c.field == "") != (len(got) == 0) || (c.field != "" && got[0].Field != c.field) {
+			t.Errorf("delete %s: got %v, want a Forbidden on %q (\"\": allowed)", c.obj.Name, got, c.field)
+		}
+	}
+}
