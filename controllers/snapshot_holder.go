@@ -228,6 +228,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 		if natives, err = h.listNatives(ctx); err != nil {
 			return 0, err
 		}
+		natives.ExemptAuthorized = native.ExemptRecordOf(fss.Items)
 	}
 	prev := h.get()
 	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
@@ -341,7 +342,7 @@ func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
 	case old.GetGeneration() != cur.GetGeneration():
 		return false
 	case specOnly:
-		return sameAutopilotShares(old, cur)
+		return sameAutopilotShares(old, cur) && sameExemptRecord(old, cur)
 	}
 	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
 }

@@ -16,8 +16,9 @@ import (
 // TestExemptBackDoorClosed is the back door of issue 24 on a real kube-apiserver: a user in no
 // exempt group creates a FlowSchema referring to a RequestPriority that does not exist yet
 // (admitted with a warning); an administrator's later create of that name at level 0 is
-// refused, naming the FlowSchema and the fix, while a referrer with the reserved system- prefix
-// does not block; once the unchecked FlowSchema is gone the create is admitted.
+// refused, naming the FlowSchema and the fix, while a referrer carrying the record of exempt
+// rights (written by an administrator) does not block; once the unchecked FlowSchema is gone
+// the create is admitted.
 func TestExemptBackDoorClosed(t *testing.T) {
 	s := envSuite(t)
 	ctx := context.Background()
@@ -34,6 +35,7 @@ func TestExemptBackDoorClosed(t *testing.T) {
 		t.Errorf("warnings = %q, want first the missing RequestPriority", got)
 	}
 	reserved := flowSchema("system-it-backdoor", target, nil)
+	reserved.Annotations = map[string]string{v1alpha1.AnnotationExemptAuthorized: "true"}
 	if err := s.admin.Create(ctx, reserved); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +47,9 @@ func TestExemptBackDoorClosed(t *testing.T) {
 	assertInvalid(t, err, field.ErrorTypeForbidden, "spec.priorityLevel",
 		`FlowSchema "it-backdoor" refer(s) to RequestPriority "`+target+`" and would become exempt at level 0`)
 	assertInvalid(t, err, field.ErrorTypeForbidden, "spec.priorityLevel",
-		"delete them, create this RequestPriority, then re-create them as an exempt-allowed user (or give them "+
-			"the reserved system- prefix); GitOps: apply level-0 RequestPriorities in an earlier sync wave")
+		`have an exempt-allowed user set the annotation flowcontrol.apf-operator.io/exempt-authorized: "true" on them`)
 	if strings.Contains(err.Error(), "system-it-backdoor") {
-		t.Errorf("a referrer with the reserved prefix must not be named: %v", err)
+		t.Errorf("a referrer with the record of exempt rights must not be named: %v", err)
 	}
 
 	// Levels are immutable: the update to 0 is refused (by the CRD's rule, before the webhook).
@@ -65,7 +66,7 @@ func TestExemptBackDoorClosed(t *testing.T) {
 
 	s.deleteAndWait(t, unchecked)
 	if err := s.admin.Create(ctx, levelZero); err != nil {
-		t.Fatalf("with only a system- referrer left, level 0 must be admitted: %v", err)
+		t.Fatalf("with only a recorded referrer left, level 0 must be admitted: %v", err)
 	}
 	s.deleteAndWait(t, reserved)
 	s.deleteAndWait(t, levelZero) // leaves no level-0 object, as the other tests expect

@@ -64,6 +64,7 @@ func (s Set) FlowSchemas() []v1alpha1.FlowSchema {
 	out := make([]v1alpha1.FlowSchema, 0, len(s.fss))
 	for _, d := range s.fss {
 		fs := v1alpha1.FlowSchema{ObjectMeta: managedMeta(d.name), Spec: *d.spec.DeepCopy()}
+		recordExemptRights(&fs)
 		fs.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind("FlowSchema"))
 		out = append(out, fs)
 	}

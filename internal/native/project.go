@@ -45,6 +45,10 @@ type Existing struct {
 	// (spec.nativeLevel) only: offline validation assumes kube-apiserver's bootstrap levels. They
 	// are not in the share budget. Optional.
 	AssumedLevels []flowcontrolv1.PriorityLevelConfiguration
+	// ExemptAuthorized is the record of exempt rights (exempt.go): a FlowSchema whose
+	// RequestPriority has level 0 is projected onto the exempt level only when it says so.
+	// nil: no record is checked (offline tools, whose manifests have no authors).
+	ExemptAuthorized ExemptRecord
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -105,6 +109,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		autopilot:      existing.AutopilotShares,
 		mayBindExempt:  existing.MayBindExempt,
 		bindTargets:    map[string]*flowcontrolv1.PriorityLevelConfiguration{},
+		exemptRecord:   existing.ExemptAuthorized,
 	}
 	for i := range existing.AssumedLevels {
 		pr.bindTargets[existing.AssumedLevels[i].Name] = &existing.AssumedLevels[i]
@@ -145,6 +150,7 @@ type projector struct {
 	backstopLevels map[string]bool
 	autopilot      map[string]int32  // Existing.AutopilotShares
 	mayBindExempt  func(string) bool // Existing.MayBindExempt
+	exemptRecord   ExemptRecord      // Existing.ExemptAuthorized
 	// bindTargets are the levels a bound level may name: PriorityLevels, then AssumedLevels.
 	bindTargets map[string]*flowcontrolv1.PriorityLevelConfiguration
 }

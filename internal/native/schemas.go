@@ -51,6 +51,9 @@ func (pr *projector) schema(s *effective.Schema, name string) (*flowcontrolv1.Fl
 			"not projected: its RequestPriority %q is not projected (see its Projected condition)", s.Priority.Name) +
 			pr.boundRefusal(s.Priority)}
 	}
+	if res, refused := exemptRefused(s, level, pr.exemptRecord); refused {
+		return nil, res
+	}
 	if res, conflict := pr.conflict(pr.fss[name], "FlowSchema", name, s.Name); conflict {
 		return nil, res
 	}

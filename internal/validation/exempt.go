@@ -77,30 +77,50 @@ func (a ExemptAccess) RequestPriority(user authenticationv1.UserInfo, old, obj *
 			"or ask a cluster administrator", user.Username, a.who()))}
 }
 
-// FlowSchema returns a Forbidden error on spec.requestPriority.name when the RequestPriority
-// that obj (or old, on update) refers to resolves to the exempt level and user may not
-// configure it. The error is a failure to read the other objects.
+// FlowSchema returns a Forbidden error when user may not configure the exempt level and obj
+// (or old, on update) needs that right: it refers to system-top (always, found or not: the
+// defaults re-create system-top at level 0 whenever no level-0 object is left), it refers to
+// a RequestPriority that resolves to the exempt level, or it carries the record of exempt
+// rights (v1alpha1.AnnotationExemptAuthorized). kube-apiserver's ValidatingAdmissionPolicy
+// (v1alpha1.ExemptPolicyName) enforces the first and the last without the webhook. The error
+// is a failure to read the other objects.
 func (a ExemptAccess) FlowSchema(ctx context.Context, user authenticationv1.UserInfo, old, obj *v1alpha1.FlowSchema, others Objects) (field.ErrorList, error) {
 	if a.Allows(user) {
 		return nil, nil
+	}
+	if v1alpha1.ExemptAuthorized(obj) || (old != nil && v1alpha1.ExemptAuthorized(old)) {
+		return field.ErrorList{field.Forbidden(field.NewPath("metadata", "annotations").Key(v1alpha1.AnnotationExemptAuthorized),
+			fmt.Sprintf("user %q may not create, update or delete a FlowSchema carrying the record of exempt rights: "+
+				"%s; remove the annotation (on a FlowSchema of your own) or ask a cluster administrator",
+				user.Username, a.who()))}, nil
 	}
 	names := []string{obj.Spec.RequestPriority.Name}
 	if old != nil && old.Spec.RequestPriority.Name != names[0] {
 		names = append(names, old.Spec.RequestPriority.Name)
 	}
 	for _, name := range names {
-		rp, err := ResolveRequestPriority(ctx, name, others)
+		exempt, err := resolvesToExempt(ctx, name, others)
 		if err != nil {
 			return nil, err
 		}
-		if rp != nil && (rp.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.NativeLevel == ExemptLevelName) {
+		if exempt {
 			return field.ErrorList{field.Forbidden(field.NewPath("spec", "requestPriority", "name"), fmt.Sprintf(
-				"user %q may not create or update a FlowSchema that refers to RequestPriority %q at the exempt level 0: "+
-					"%s; refer to a RequestPriority above level 0 or ask a cluster administrator",
-				user.Username, name, a.who()))}, nil
+				"user %q may not create or update a FlowSchema that refers to RequestPriority %q at the exempt level 0 "+
+					"(%s always counts as such): %s; refer to a RequestPriority above level 0 or ask a cluster administrator",
+				user.Username, name, v1alpha1.SystemTopName, a.who()))}, nil
 		}
 	}
 	return nil, nil
+}
+
+// resolvesToExempt reports whether a reference to name needs exempt rights: name is
+// system-top, or it resolves to the exempt level now.
+func resolvesToExempt(ctx context.Context, name string, others Objects) (bool, error) {
+	if name == v1alpha1.SystemTopName {
+		return true, nil
+	}
+	rp, err := ResolveRequestPriority(ctx, name, others)
+	return rp != nil && (rp.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.NativeLevel == ExemptLevelName), err
 }
 
 // who lists the allowed groups and users for messages.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -20,7 +19,12 @@ const maxNamedReferrers = 5
 // author never passed ExemptAccess.FlowSchema. It returns a Forbidden error on
 // spec.priorityLevel when obj is created at level 0, or updated to level 0 from another level,
 // while FlowSchemas refer to its name and do not resolve to the exempt level already; those
-// with a reserved name (ReservedPrefix) do not count, since only allowed users may create them.
+// carrying the record of exempt rights (v1alpha1.AnnotationExemptAuthorized, which only
+// allowed users may write) do not count. The projector applies the same rule at every
+// projection (internal/native exemptRefused), so a referrer this check never saw (stored while
+// no webhook ran, or made exempt by the defaults' re-creation of system-top, which passes here
+// because system-top resolves to the exempt backstop already) is not sent to the exempt level
+// either.
 // It holds for every user: it is about the referrers' authors, not the RequestPriority's. The
 // webhook alone applies it (offline manifests have no authors and no order). The error is a
 // failure to read the other objects.
@@ -30,7 +34,8 @@ func ExemptReferrers(ctx context.Context, old, obj *v1alpha1.RequestPriority, ot
 		return nil, nil
 	}
 	// A name that resolves to the exempt level already (the backstop system-top) makes no
-	// referrer exempt that was not: their authors passed ExemptAccess.FlowSchema.
+	// referrer exempt that was not; a referrer without the record is not projected onto the
+	// exempt level whatever this check says.
 	current, err := ResolveRequestPriority(ctx, obj.Name, others)
 	if err != nil || (current != nil && current.PriorityLevel == v1alpha1.ExemptPriorityLevel) {
 		return nil, err
@@ -39,7 +44,7 @@ func ExemptReferrers(ctx context.Context, old, obj *v1alpha1.RequestPriority, ot
 	if err != nil {
 		return nil, err
 	}
-	names := unreservedNames(fss)
+	names := unrecordedNames(fss)
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -47,11 +52,12 @@ func ExemptReferrers(ctx context.Context, old, obj *v1alpha1.RequestPriority, ot
 		exemptReferrersMessage(obj.Name, names))}, nil
 }
 
-// unreservedNames returns the sorted names of the FlowSchemas without ReservedPrefix.
-func unreservedNames(fss []*v1alpha1.FlowSchema) []string {
+// unrecordedNames returns the sorted names of the FlowSchemas without the record of exempt
+// rights.
+func unrecordedNames(fss []*v1alpha1.FlowSchema) []string {
 	var names []string
 	for _, fs := range fss {
-		if !strings.HasPrefix(fs.Name, ReservedPrefix) {
+		if !v1alpha1.ExemptAuthorized(fs) {
 			names = append(names, fs.Name)
 		}
 	}
@@ -66,8 +72,7 @@ func exemptReferrersMessage(name string, referrers []string) string {
 		named, more = named[:maxNamedReferrers], fmt.Sprintf(" and %d more", len(referrers)-maxNamedReferrers)
 	}
 	return fmt.Sprintf("FlowSchema %s%s refer(s) to RequestPriority %q and would become exempt at level 0 although "+
-		"their authors were never checked for the right to configure the exempt level: delete them, create this "+
-		"RequestPriority, then re-create them as an exempt-allowed user (or give them the reserved %s prefix); "+
-		"GitOps: apply level-0 RequestPriorities in an earlier sync wave than the FlowSchemas that refer to them",
-		quoteAll(named), more, name, ReservedPrefix)
+		"nothing records that their authors may configure the exempt level: have an exempt-allowed user set the "+
+		"annotation %s: \"true\" on them (or delete them), then create this RequestPriority",
+		quoteAll(named), more, name, v1alpha1.AnnotationExemptAuthorized)
 }

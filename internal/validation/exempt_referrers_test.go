@@ -32,16 +32,18 @@ func TestExemptReferrers(t *testing.T) {
 		{name: "no referrer", obj: rpObj("foo", exempt)},
 		{name: "a referrer and a non-exempt level", obj: rpObj("foo", queued(500)),
 			fss: []*v1alpha1.FlowSchema{fsTo("team-a", "foo", false)}},
-		{name: "only reserved referrers", obj: rpObj("foo", exempt),
-			fss: []*v1alpha1.FlowSchema{fsTo("system-top", "foo", false), fsTo("system-x", "foo", false)}},
+		{name: "only recorded referrers", obj: rpObj("foo", exempt),
+			fss: []*v1alpha1.FlowSchema{recorded(fsTo("system-top", "foo", false)), recorded(fsTo("team-x", "foo", false))}},
+		{name: "a reserved name is no record", obj: rpObj("foo", exempt),
+			fss:  []*v1alpha1.FlowSchema{fsTo("system-x", "foo", false)},
+			want: refused(`FlowSchema "system-x" refer(s)`)},
 		{name: "a referrer of another name", obj: rpObj("foo", exempt),
 			fss: []*v1alpha1.FlowSchema{fsTo("team-a", "bar", false)}},
 		{name: "create with a referrer", obj: rpObj("foo", exempt),
-			fss: []*v1alpha1.FlowSchema{fsTo("system-top", "foo", false), fsTo("team-a", "foo", false)},
+			fss: []*v1alpha1.FlowSchema{recorded(fsTo("system-top", "foo", false)), fsTo("team-a", "foo", false)},
 			want: refused(`FlowSchema "team-a" refer(s) to RequestPriority "foo" and would become exempt at level 0 ` +
-				`although their authors were never checked for the right to configure the exempt level: delete them, ` +
-				`create this RequestPriority, then re-create them as an exempt-allowed user (or give them the reserved ` +
-				`system- prefix); GitOps: apply level-0 RequestPriorities in an earlier sync wave`)},
+				`although nothing records that their authors may configure the exempt level: have an exempt-allowed ` +
+				`user set the annotation flowcontrol.apf-operator.io/exempt-authorized: "true" on them`)},
 		{name: "five named and how many more", obj: rpObj("foo", exempt), fss: many,
 			want: refused(`FlowSchema "team-0", "team-1", "team-2", "team-3", "team-4" and 3 more refer(s)`)},
 		{name: "update from a non-zero level", old: rpObj("foo", queued(500)), obj: rpObj("foo", exempt),

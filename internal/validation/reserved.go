@@ -51,16 +51,20 @@ func (a ExemptAccess) RequestPriorityDelete(user authenticationv1.UserInfo, obj 
 		user.Username, obj.Name, a.who()))}
 }
 
-// FlowSchemaDelete returns a Forbidden error on spec.requestPriority.name when obj refers to a
-// RequestPriority that resolves to the exempt level and user may not delete it. The error is a
-// failure to read the other objects.
+// FlowSchemaDelete returns a Forbidden error when user may not configure the exempt level and
+// obj carries the record of exempt rights or refers to system-top or to a RequestPriority that
+// resolves to the exempt level (as ExemptAccess.FlowSchema, and kube-apiserver's policy). The
+// error is a failure to read the other objects.
 func (a ExemptAccess) FlowSchemaDelete(ctx context.Context, user authenticationv1.UserInfo, obj *v1alpha1.FlowSchema, others Objects) (field.ErrorList, error) {
 	if a.Allows(user) {
 		return nil, nil
 	}
+	if v1alpha1.ExemptAuthorized(obj) {
+		return a.FlowSchema(ctx, user, nil, obj, others)
+	}
 	name := obj.Spec.RequestPriority.Name
-	rp, err := ResolveRequestPriority(ctx, name, others)
-	if err != nil || rp == nil || rp.PriorityLevel != v1alpha1.ExemptPriorityLevel {
+	exempt, err := resolvesToExempt(ctx, name, others)
+	if err != nil || !exempt {
 		return nil, err
 	}
 	return field.ErrorList{field.Forbidden(field.NewPath("spec", "requestPriority", "name"), fmt.Sprintf(

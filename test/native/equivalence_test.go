@@ -374,7 +374,10 @@ func tenantConfiguration() ([]flowv1.RequestPriority, []flowv1.FlowSchema, map[s
 	add(fs("t-widehand", 2200, "tenant-widehand", apitest.And(apitest.Equals(user, "tenant-j"))), flowv1.ReasonRequestPriorityNotProjected)
 	add(fs("t-path-equals", 2300, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-k"), apitest.Equals(path, "/version"))), inexpressible)
 	// The exempt level (the default system-top, level 0): kube-apiserver's exempt level.
-	add(fs("t-ops-exempt", 2400, "system-top", apitest.And(apitest.Equals(user, "ops-admin"))), projected)
+	// Only with the record of exempt rights, which an exempt-allowed user writes (test/exempt).
+	opsExempt := fs("t-ops-exempt", 2400, "system-top", apitest.And(apitest.Equals(user, "ops-admin")))
+	opsExempt.Annotations = map[string]string{flowv1.AnnotationExemptAuthorized: "true"}
+	add(opsExempt, projected)
 	// Equal matching priorities: the name decides.
 	add(fs("t-tie-a", 2500, "tenant-gold", apitest.And(apitest.Equals(user, "tenant-t"), apitest.Equals(verb, "get"))), projected)
 	add(fs("t-tie-b", 2500, "tenant-bronze", apitest.And(apitest.Equals(user, "tenant-t"))), projected)
