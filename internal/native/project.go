@@ -66,6 +66,10 @@ type Plan struct {
 	// StalePriorityLevels and StaleFlowSchemas name owned native objects to delete.
 	StalePriorityLevels []string
 	StaleFlowSchemas    []string
+	// Donors are the native levels the operator does not own whose object must change because
+	// RequestPriorities carve shares from them (spec.sharesFrom, carve.go): taken over and
+	// lowered, or restored once nothing is carved from them. Each is the live object changed.
+	Donors []flowcontrolv1.PriorityLevelConfiguration
 	// RequestPriorities and FlowSchemaResults hold the Result of every API object, by name.
 	RequestPriorities map[string]Result
 	FlowSchemaResults map[string]Result
@@ -95,6 +99,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
 		autopilot:      existing.AutopilotShares,
+		carved:         map[string]int64{},
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -111,6 +116,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 	pr.projectSchemas(cfg)
 	pr.projectOperatorRoute(existing.Operator, existing.PriorityLevels)
 	pr.dropUnusedBackstopLevels()
+	pr.planDonors()
 	pr.findStale()
 	return pr.plan
 }
@@ -130,6 +136,7 @@ type projector struct {
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
 	autopilot      map[string]int32 // Existing.AutopilotShares
+	carved         map[string]int64 // shares admitted levels carve, by donor (carve.go)
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
@@ -191,7 +198,11 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
 		return
 	}
-	if res, fits := pr.admit(applied); !fits {
+	admit := pr.admit
+	if p.SharesFrom != "" && !p.Backstop {
+		admit = pr.carve
+	}
+	if res, fits := admit(applied); !fits {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}

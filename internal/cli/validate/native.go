@@ -14,7 +14,8 @@ import (
 // objects) with the given --native-unmatched choice, and reports every object that cannot be
 // projected exactly: ReasonNotExpressible with one finding per field, ReasonOverBudget on the
 // shares (the levels past the share budget of kube-apiserver's bootstrap levels with
-// maxSeatLoss, lowest priority first), ReasonPrecedenceExhausted as a finding about the
+// maxSeatLoss, lowest priority first), ReasonDonorRefused on spec.sharesFrom (the donor looked
+// up in the bootstrap set), ReasonPrecedenceExhausted as a finding about the
 // document. Objects that are not in effect are not reported again (validation already reported
 // why), nor FlowSchemas whose RequestPriority is the one not projected.
 func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.Unmatched) []manifest.Finding {
@@ -62,7 +63,7 @@ func firstByName(objs []manifest.Object) []manifest.Object {
 // resultFindings turns one object's projection Result into findings.
 func resultFindings(o manifest.Object, kind, name string, res native.Result) []manifest.Finding {
 	switch res.Reason {
-	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget:
+	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget, v1alpha1.ReasonDonorRefused:
 		errs := res.Errors
 		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
 			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), "", res.Message)}
