@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 
@@ -24,6 +25,16 @@ func (pr *projector) carve(p *effective.Priority) (Result, bool) {
 	}
 	pr.carved[p.SharesFrom] += int64(max(p.Shares, 0))
 	return Result{}, true
+}
+
+// carvedNote adds to a projected level's Result where its shares come from.
+func carvedNote(res Result, p *effective.Priority) Result {
+	if p.SharesFrom != "" && !p.Backstop {
+		res.Message += fmt.Sprintf("; its %d shares are carved from %s (spec.sharesFrom), which the operator took over "+
+			"(apf.kubernetes.io/autoupdate-spec \"false\") and lowered by the shares carved from it, so no other level shrinks",
+			p.Shares, p.SharesFrom)
+	}
+	return res
 }
 
 // donor describes the native level name for the sharesFrom check: one of the existing levels,

@@ -49,8 +49,8 @@ func TestCarvingIsZeroSum(t *testing.T) {
 	rps := []flowv1.RequestPriority{carving("tenant-a", 100, 60, "workload-low"), carving("tenant-b", 200, 30, "workload-low")}
 	plan := native.Project(effective.Compute(rps, nil), native.Existing{PriorityLevels: live})
 	for _, name := range []string{"tenant-a", "tenant-b"} {
-		if r := plan.RequestPriorities[name]; !r.Projected {
-			t.Fatalf("%s not projected: %s", name, r.Message)
+		if r := plan.RequestPriorities[name]; !r.Projected || !strings.Contains(r.Message, "carved from workload-low") {
+			t.Fatalf("%s not projected as carved: %s", name, r.Message)
 		}
 	}
 	if len(plan.Donors) != 1 || plan.Donors[0].Name != "workload-low" {

@@ -208,7 +208,7 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	}
 	pr.levelNames[p] = name
 	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
-	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, projected("PriorityLevelConfiguration", name))
+	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, carvedNote(projected("PriorityLevelConfiguration", name), applied))
 }
 
 // applied is p with the shares the autopilot applies to it, or p itself when it applies none
