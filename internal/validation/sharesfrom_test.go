@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"strings"
 	"testing"
 
 	"k8s.io/utils/ptr"
@@ -31,5 +32,14 @@ func TestSharesFromKeepsTheFloor(t *testing.T) {
 	}
 	if errs := SharesFrom(60, donor, 40); len(errs) != 1 || errs[0].Field != "spec.sharesFrom" {
 		t.Errorf("100-40-60 = 0 admitted or misplaced: %v", errs)
+	}
+}
+
+// TestSharesFromRefusesMandatoryLevels: catch-all is reset by kube-apiserver whatever its
+// annotation says, so it cannot give shares, though it has 5.
+func TestSharesFromRefusesMandatoryLevels(t *testing.T) {
+	errs := SharesFrom(1, Donor{Name: "catch-all", Exists: true, Shares: 5}, 0)
+	if len(errs) != 1 || !strings.Contains(errs[0].Detail, "mandatory") {
+		t.Errorf("catch-all as donor: %v, want refused as mandatory", errs)
 	}
 }
