@@ -147,6 +147,7 @@ func TestDonorRefused(t *testing.T) {
 		{"nowhere", 5, "no PriorityLevelConfiguration of that name exists"},
 		{"apf-mine", 5, "the operator's own projection"},
 		{"exempt", 5, "an exempt level has no shares to give"},
+		{"catch-all", 1, "mandatory levels are reset"},
 		{"leader-election", 10, "would leave it 0, below 1: lower assuredConcurrencyShares to at most 9"},
 	} {
 		rps := []flowv1.RequestPriority{carving("tenant", 100, c.shares, c.donor)}

@@ -58,13 +58,13 @@ func SharesFrom(shares int64, donor Donor, carved int64) field.ErrorList {
 		return field.ErrorList{field.Invalid(path, donor.Name, "the PriorityLevelConfiguration is the operator's own "+
 			"projection of a RequestPriority: raise that RequestPriority's shares instead, or carve from a level "+
 			"the operator does not own (kube-apiserver's workload-low, for instance)")}
+	case donor.Exempt:
+		return field.ErrorList{field.Invalid(path, donor.Name, "an exempt level has no shares to give: name a "+
+			"Limited level (kube-apiserver's workload-low, for instance)")}
 	case mandatory(donor.Name):
 		return field.ErrorList{field.Invalid(path, donor.Name, "kube-apiserver's mandatory levels are reset to their "+
 			"fixed spec whatever their annotations say, so their shares cannot be lowered: name a suggested level "+
 			"(kube-apiserver's workload-low, for instance) or one of your own")}
-	case donor.Exempt:
-		return field.ErrorList{field.Invalid(path, donor.Name, "an exempt level has no shares to give: name a "+
-			"Limited level (kube-apiserver's workload-low, for instance)")}
 	}
 	if left := int64(donor.Shares) - carved - shares; left < v1alpha1.MinDonorShares {
 		return field.ErrorList{field.Invalid(path, donor.Name, fmt.Sprintf("the donor has %d nominalConcurrencyShares "+
