@@ -56,8 +56,8 @@ func (p *projector) setup(mgr ctrl.Manager) error {
 		Complete(p)
 }
 
-// Reconcile applies the plan: levels before the schemas that refer to them, stale schemas
-// before stale levels, so no native schema ever refers to a missing level of ours. Objects of
+// Reconcile applies the plan: levels, then the donors they carve from (projection_donors.go),
+// before the schemas that refer to them, stale schemas before stale levels, so no native schema ever refers to a missing level of ours. Objects of
 // one kind are written concurrently (projectionWriters at a time).
 func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Result, error) {
 	snap := p.snapshots.get()
@@ -83,6 +83,9 @@ func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 		}
 		return p.apply(ctx, desired.DeepCopy(), native.KindRequestPriority)
 	})
+	errs = append(errs, p.each(len(plan.Donors), func(i int) error {
+		return patchDonor(ctx, p.client, snap.livePLCs[plan.Donors[i].Name], &plan.Donors[i])
+	})...)
 	errs = append(errs, p.each(len(plan.FlowSchemas), func(i int) error {
 		desired := &plan.FlowSchemas[i]
 		switch {

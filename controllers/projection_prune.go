@@ -28,7 +28,7 @@ var pruneKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "apf
 
 // nativePruner runs with enforcement none: it deletes the native objects the operator owns
 // (native.Owned: managed-by label and source annotation), left by an earlier run with
-// enforcement native, once at start and whenever an owned one appears or changes. Otherwise
+// enforcement native, and restores the levels it carved shares from (native.RestoreDonor), once at start and whenever an owned one appears or changes. Otherwise
 // kube-apiserver would keep enforcing a configuration the user switched off.
 type nativePruner struct {
 	client client.Client
@@ -36,6 +36,10 @@ type nativePruner struct {
 
 func (p *nativePruner) setup(mgr manager.Manager) error {
 	owned := predicate.NewPredicateFuncs(func(obj client.Object) bool { return native.Owned(obj) })
+	ownedOrDonor := predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		plc, ok := obj.(*flowcontrolv1.PriorityLevelConfiguration)
+		return native.Owned(obj) || ok && native.IsDonor(plc)
+	})
 	toKey := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{pruneKey}
 	})
@@ -43,7 +47,7 @@ func (p *nativePruner) setup(mgr manager.Manager) error {
 		Named("apf-native-prune").
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Watches(&flowcontrolv1.FlowSchema{}, toKey, ctrl.WithPredicates(owned)).
-		Watches(&flowcontrolv1.PriorityLevelConfiguration{}, toKey, ctrl.WithPredicates(owned)).
+		Watches(&flowcontrolv1.PriorityLevelConfiguration{}, toKey, ctrl.WithPredicates(ownedOrDonor)).
 		WatchesRawSource(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			q.Add(pruneKey)
 			return nil
@@ -52,7 +56,7 @@ func (p *nativePruner) setup(mgr manager.Manager) error {
 }
 
 // Reconcile deletes the owned native FlowSchemas, then the owned levels, so that no owned
-// FlowSchema is left referring to a deleted level.
+// FlowSchema is left referring to a deleted level, then restores the levels it carved from.
 func (p *nativePruner) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
 	var fss flowcontrolv1.FlowSchemaList
@@ -73,6 +77,11 @@ func (p *nativePruner) Reconcile(ctx context.Context, _ reconcile.Request) (reco
 	for i := range plcs.Items {
 		errs = append(errs, p.delete(ctx, &plcs.Items[i]))
 	}
+	var all flowcontrolv1.PriorityLevelConfigurationList // donors carry no label of ours
+	if err := p.client.List(ctx, &all); err != nil {
+		return reconcile.Result{}, errors.Join(append(errs, err)...)
+	}
+	errs = append(errs, restoreDonors(ctx, p.client, all.Items)...)
 	return reconcile.Result{}, errors.Join(errs...)
 }
 

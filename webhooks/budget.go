@@ -95,7 +95,7 @@ func (s *shareTotals) setLevel(obj any) {
 		delete(s.levels, plc.Name)
 		return
 	}
-	s.levels[plc.Name] = budget.Shares(plc)
+	s.levels[plc.Name] = native.OriginalShares(plc) // a donor's shares before carving
 }
 
 func (s *shareTotals) delete(obj any) {

@@ -26,6 +26,9 @@ type RequestPriorityValidator struct {
 	// Shares, when set (enforcement native), checks the native share budget
 	// (validation.RequestPriorityShares).
 	Shares ShareTotals
+	// Donors, when set (enforcement native), checks spec.sharesFrom against its donor
+	// (validation.SharesFrom, sharesfrom.go).
+	Donors DonorReader
 }
 
 var _ admission.Validator[*v1alpha1.RequestPriority] = &RequestPriorityValidator{}
@@ -74,6 +77,11 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 			return nil, lookupError(err)
 		}
 		errs = validation.RequestPriorityShares(old, obj, others, b)
+	}
+	if len(errs) == 0 {
+		if errs, err = sharesFromErrors(ctx, v.Donors, old, obj); err != nil {
+			return nil, lookupError(err)
+		}
 	}
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)

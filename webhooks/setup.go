@@ -64,7 +64,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if err != nil {
 			return err
 		}
-		rpv.Shares = totals
+		rpv.Shares, rpv.Donors = totals, cacheDonors{reader: mgr.GetCache()}
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &v1alpha1.RequestPriority{}).
 		WithValidator(rpv).

@@ -12,13 +12,13 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
-// UnownedLevels are the native levels the operator does not own, with their shares: those
-// the share budget protects.
+// UnownedLevels are the native levels the operator does not own, with their shares (a
+// donor's shares before carving, OriginalShares): those the share budget protects.
 func UnownedLevels(plcs []flowcontrolv1.PriorityLevelConfiguration) []budget.Level {
 	var out []budget.Level
 	for i := range plcs {
 		if !Owned(&plcs[i]) {
-			out = append(out, budget.Level{Name: plcs[i].Name, Shares: budget.Shares(&plcs[i])})
+			out = append(out, budget.Level{Name: plcs[i].Name, Shares: OriginalShares(&plcs[i])})
 		}
 	}
 	return out

@@ -78,6 +78,10 @@ type Plan struct {
 	// StalePriorityLevels and StaleFlowSchemas name owned native objects to delete.
 	StalePriorityLevels []string
 	StaleFlowSchemas    []string
+	// Donors are the native levels the operator does not own whose object must change because
+	// RequestPriorities carve shares from them (spec.sharesFrom, carve.go): taken over and
+	// lowered, or restored once nothing is carved from them. Each is the live object changed.
+	Donors []flowcontrolv1.PriorityLevelConfiguration
 	// RequestPriorities and FlowSchemaResults hold the Result of every API object, by name.
 	RequestPriorities map[string]Result
 	FlowSchemaResults map[string]Result
@@ -110,6 +114,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		mayBindExempt:  existing.MayBindExempt,
 		bindTargets:    map[string]*flowcontrolv1.PriorityLevelConfiguration{},
 		exemptRecord:   existing.ExemptAuthorized,
+		carved:         map[string]int64{},
 	}
 	for i := range existing.AssumedLevels {
 		pr.bindTargets[existing.AssumedLevels[i].Name] = &existing.AssumedLevels[i]
@@ -130,6 +135,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 	pr.projectSchemas(cfg)
 	pr.projectOperatorRoute(existing.Operator, existing.PriorityLevels)
 	pr.dropUnusedBackstopLevels()
+	pr.planDonors()
 	pr.findStale()
 	return pr.plan
 }
@@ -151,6 +157,7 @@ type projector struct {
 	autopilot      map[string]int32  // Existing.AutopilotShares
 	mayBindExempt  func(string) bool // Existing.MayBindExempt
 	exemptRecord   ExemptRecord      // Existing.ExemptAuthorized
+	carved         map[string]int64  // shares admitted levels carve, by donor (carve.go)
 	// bindTargets are the levels a bound level may name: PriorityLevels, then AssumedLevels.
 	bindTargets map[string]*flowcontrolv1.PriorityLevelConfiguration
 }
@@ -218,13 +225,17 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
 		return
 	}
-	if res, fits := pr.admit(applied); !fits {
+	admit := pr.admit
+	if p.SharesFrom != "" && !p.Backstop {
+		admit = pr.carve
+	}
+	if res, fits := admit(applied); !fits {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 		return
 	}
 	pr.levelNames[p] = name
 	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
-	res := projected("PriorityLevelConfiguration", name)
+	res := carvedNote(projected("PriorityLevelConfiguration", name), applied)
 	res.Message = withDifferences(res.Message, LevelDifferences(p, applied))
 	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 }

@@ -10,11 +10,12 @@ import (
 )
 
 // LimitedShares is what a RequestPriority takes from the native share budget: its
-// assuredConcurrencyShares above level 0, nothing at the exempt level, for a bound level
-// (spec.nativeLevel: no level is written) or for nil.
+// assuredConcurrencyShares above level 0, nothing at the exempt level (or for nil), nothing
+// for a bound level (spec.nativeLevel: no level is written) and nothing when it carves its
+// shares from a donor (spec.sharesFrom: zero-sum, see CarvedShares).
 func LimitedShares(rp *v1alpha1.RequestPriority) int64 {
 	if rp == nil || rp.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.Spec.AssuredConcurrencyShares == nil ||
-		Bound(&rp.Spec) {
+		Bound(&rp.Spec) || rp.Spec.SharesFrom != "" {
 		return 0
 	}
 	return int64(max(*rp.Spec.AssuredConcurrencyShares, 0))

@@ -64,7 +64,7 @@ func TestChartRendersUninstallWhateverEnforcement(t *testing.T) {
 		wantVerbs     []string
 	}{
 		{nil, "kube-apiserver", []string{"get", "list", "watch", "create", "patch", "delete"}},
-		{[]string{"enforcement=none"}, "kube-apiserver", []string{"get", "list", "watch", "delete"}},
+		{[]string{"enforcement=none"}, "kube-apiserver", []string{"get", "list", "watch", "delete", "patch"}}, // patch: restoring donors
 		{[]string{"native.unmatched=operator"}, "operator", []string{"get", "list", "watch", "create", "patch", "delete"}},
 	} {
 		objs := renderChart(t, tc.set...)
@@ -79,7 +79,7 @@ func TestChartRendersUninstallWhateverEnforcement(t *testing.T) {
 		var verbs []string
 		for _, r := range objs["ClusterRole/apf-operator-manager"].Rules {
 			if slices.Contains(r.APIGroups, "flowcontrol.apiserver.k8s.io") {
-				verbs = r.Verbs
+				verbs = append(verbs, r.Verbs...)
 			}
 		}
 		if !slices.Equal(verbs, tc.wantVerbs) {

@@ -46,6 +46,7 @@ type digestPriority struct {
 	Name                  string `json:"name"`
 	Level                 int32  `json:"level"`
 	Shares                int32  `json:"shares"`
+	SharesFrom            string `json:"sharesFrom,omitempty"`
 	QueuesPerWidth        int32  `json:"queuesPerWidth"`
 	HandSize              int32  `json:"handSize"`
 	QueueLengthLimit      int32  `json:"queueLengthLimit"`
@@ -66,7 +67,7 @@ type digestSchema struct {
 }
 
 func digestPriorityOf(p *Priority) digestPriority {
-	d := digestPriority{Name: p.Name, Level: p.Level, Shares: p.Shares, QueuesPerWidth: p.QueuesPerWidth,
+	d := digestPriority{Name: p.Name, Level: p.Level, Shares: p.Shares, SharesFrom: p.SharesFrom, QueuesPerWidth: p.QueuesPerWidth,
 		HandSize: p.HandSize, QueueLengthLimit: p.QueueLengthLimit, BorrowingLimitPercent: p.BorrowingLimitPercent,
 		Backstop: p.Backstop, NativeLevel: p.NativeLevel}
 	if !p.LendableAbsent {

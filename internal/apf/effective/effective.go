@@ -69,6 +69,10 @@ type Priority struct {
 	LendablePercent       int32
 	LendableAbsent        bool
 	BorrowingLimitPercent *int32
+	// SharesFrom names the native level whose shares this one takes (spec.sharesFrom): the
+	// native projection lowers that donor by Shares; the in-process engine has no donor and
+	// runs the level with its Shares like any other.
+	SharesFrom string
 	// Backstop is true for an implicit backstop level (no API object).
 	Backstop bool
 	// NativeLevel is spec.nativeLevel: the native level this level is bound to ("" for none).
@@ -189,6 +193,7 @@ func priorityFromSpec(name string, s *flowv1.RequestPrioritySpec) *Priority {
 		Name:             name,
 		Level:            s.PriorityLevel,
 		Shares:           deref(s.AssuredConcurrencyShares),
+		SharesFrom:       s.SharesFrom,
 		QueuesPerWidth:   deref(s.QueuesPerWidth),
 		HandSize:         deref(s.HandSize),
 		QueueLengthLimit: deref(s.QueueLengthLimit),

@@ -2,9 +2,10 @@
 // flowcontrol.apiserver.k8s.io/v1 FlowSchema and PriorityLevelConfiguration objects the
 // operator projected (label app.kubernetes.io/managed-by=apf-operator and a
 // flowcontrol.apf-operator.io/source annotation), so that kube-apiserver stops enforcing a
-// configuration nobody manages any more. The Helm chart runs it as a pre-delete hook; it is
-// also the way back after switching --enforcement to none. Objects the operator does not own
-// are never touched.
+// configuration nobody manages any more, and gives the levels it carved shares from
+// (spec.sharesFrom) back their recorded shares and autoupdate-spec annotation. The Helm chart
+// runs it as a post-delete hook; it is also the way back after switching --enforcement to
+// none. No other object the operator does not own is touched.
 package prune
 
 import (
@@ -40,9 +41,10 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `Deletes the native FlowSchema and PriorityLevelConfiguration objects the operator projected
 (label app.kubernetes.io/managed-by=apf-operator and a flowcontrol.apf-operator.io/source
 annotation), FlowSchemas first, so that kube-apiserver stops enforcing a configuration nobody
-manages any more. Objects the operator does not own are never touched. The chart's post-delete
-hook runs it in the cluster (in-cluster config); it is also the way back after switching the
-manager to --enforcement=none.`,
+manages any more. Then it gives the levels RequestPriorities carved shares from (spec.sharesFrom)
+back the shares and apf.kubernetes.io/autoupdate-spec annotation recorded on them. No other
+object the operator does not own is touched. The chart's post-delete hook runs it in the cluster
+(in-cluster config); it is also the way back after switching the manager to --enforcement=none.`,
 		Example: `  # What would be deleted in the cluster of the current context
   apf-operator prune-native --dry-run=client
 
@@ -120,7 +122,8 @@ func ParseDryRun(s string) (DryRun, error) {
 }
 
 // Prune deletes the owned native objects, FlowSchemas first so that none is left referring to
-// a deleted level, and writes one line per object to out, as dryRun says.
+// a deleted level, then restores the levels the operator carved shares from (donors.go), and
+// writes one line per object to out, as dryRun says.
 func Prune(ctx context.Context, c client.Client, dryRun DryRun, out io.Writer) error {
 	owned := client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}
 	var fss flowcontrolv1.FlowSchemaList
@@ -143,7 +146,7 @@ func Prune(ctx context.Context, c client.Client, dryRun DryRun, out io.Writer) e
 			return err
 		}
 	}
-	return nil
+	return restoreDonors(ctx, c, dryRun, out)
 }
 
 // pruneOne deletes one object the operator owns (or not, as dryRun says) and writes its line.

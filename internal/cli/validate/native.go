@@ -14,7 +14,8 @@ import (
 // objects; with --from-cluster, the cluster's levels) with the given --native-unmatched choice, and reports every object that cannot be
 // projected exactly: ReasonNotExpressible with one finding per field, ReasonOverBudget on the
 // shares (the levels past the share budget of kube-apiserver's bootstrap levels with
-// maxSeatLoss, lowest priority first), ReasonPrecedenceExhausted as a finding about the
+// maxSeatLoss, lowest priority first), ReasonDonorRefused on spec.sharesFrom (the donor looked
+// up in the bootstrap set), ReasonPrecedenceExhausted as a finding about the
 // document, a refused binding (spec.nativeLevel, bound.go). Objects that are not in effect are not reported again (validation already reported
 // why), nor FlowSchemas whose RequestPriority is the one not projected.
 func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.Unmatched, levels nativeLevels) []manifest.Finding {
@@ -64,7 +65,7 @@ func resultFindings(o manifest.Object, kind, name string, res native.Result, lev
 	switch res.Reason {
 	case v1alpha1.ReasonNativeLevelNotFound, v1alpha1.ReasonNativeLevelOwned, v1alpha1.ReasonExemptBindingNotAllowed:
 		return levels.boundFindings(o, res)
-	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget:
+	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget, v1alpha1.ReasonDonorRefused:
 		errs := res.Errors
 		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
 			errs = field.ErrorList{field.Invalid(field.NewPath("spec"), "", res.Message)}
