@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -225,7 +226,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	var natives *native.Existing
 	if h.project {
 		var err error
-		if natives, err = h.listNatives(ctx); err != nil {
+		if natives, err = h.listNatives(ctx, fss.Items); err != nil {
 			return 0, err
 		}
 	}
@@ -247,7 +248,9 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	return took, nil
 }
 
-func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, error) {
+// listNatives lists the native objects; ours are the operator's FlowSchemas, among which the
+// owned defaults that are withheld from projection (internal/defaults.Withheld).
+func (h *snapshotHolder) listNatives(ctx context.Context, ours []flowv1.FlowSchema) (*native.Existing, error) {
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
 	if err := h.cache.List(ctx, &plcs, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
@@ -257,7 +260,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 		return nil, err
 	}
 	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator,
-		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched}
+		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched, Withheld: defaults.Withheld(ours)}
 	if seats := h.seats.get(); seats != nil {
 		existing.ServerConcurrencyLimit = seats.scl
 	}

@@ -38,6 +38,11 @@ type Existing struct {
 	// in place of their configured shares (the native level and the share budget use them);
 	// a RequestPriority absent from it is projected with its configured shares. Optional.
 	AutopilotShares map[string]int32
+	// Withheld holds, by name, the FlowSchemas not to project, each with the message of its
+	// Projected=False condition (reason ShadowedByNative): the operator's default FlowSchemas
+	// whose projection would move requests away from kube-apiserver's own classification
+	// (internal/defaults.Withheld). Optional.
+	Withheld map[string]string
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
@@ -95,6 +100,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
 		autopilot:      existing.AutopilotShares,
+		withheld:       existing.Withheld,
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
@@ -129,7 +135,8 @@ type projector struct {
 	unmatched Unmatched
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
-	autopilot      map[string]int32 // Existing.AutopilotShares
+	autopilot      map[string]int32  // Existing.AutopilotShares
+	withheld       map[string]string // Existing.Withheld
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
