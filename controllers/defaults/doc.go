@@ -18,7 +18,7 @@
 //   - apf_operator_defaults_created_total{kind}: default objects created.
 //   - apf_operator_defaults_repaired_total{kind}: default objects whose drifted spec was
 //     restored.
-//   - apf_operator_defaults_conflicts_total{kind}: creations, repairs or retirements that lost a
+//   - apf_operator_defaults_conflicts_total{kind}: creations, repairs or replacements that lost a
 //     race with another writer: a creation refused with AlreadyExists, or a repair or deletion
 //     refused because the object changed after the decision; the change triggers a new decision.
 //   - apf_operator_defaults_taken_over_total{kind}: default objects handed over to the user

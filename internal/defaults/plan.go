@@ -73,7 +73,7 @@ type Blocked struct {
 	Message string
 }
 
-// Empty reports whether there is nothing to create, repair, hand over or retire.
+// Empty reports whether there is nothing to create, repair, hand over, replace or mark.
 func (a Actions) Empty() bool {
 	return len(a.CreateRequestPriorities) == 0 && len(a.CreateFlowSchemas) == 0 &&
 		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0 &&
