@@ -1,6 +1,7 @@
 package defaults_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -114,5 +115,47 @@ func TestBindingsServeTheirClass(t *testing.T) {
 	rp, _ := defaults.RequestPriority("system-low") // ...also with its own service account
 	if got := view.Classify(&gcAccount).PriorityLevel.Name; got != rp.Spec.NativeLevel {
 		t.Errorf("the garbage collector's service account goes to %q, system-low is bound to %q", got, rp.Spec.NativeLevel)
+	}
+}
+
+// TestDefaultsProjectNothingNew projects the defaults as the operator does (kube-apiserver's
+// bootstrap levels present, the owned defaults withheld): no level is written, every
+// RequestPriority is projected onto its bound level (system-top onto exempt), only FlowSchema
+// system-top is projected, and with --native-unmatched=operator the backstop FlowSchema goes to
+// kube-apiserver's workload-low, the level of the logically lowest default.
+func TestDefaultsProjectNothingNew(t *testing.T) {
+	rps, fss := defaults.RequestPriorities(), defaults.FlowSchemas()
+	for _, unmatched := range []native.Unmatched{native.UnmatchedKubeAPIServer, native.UnmatchedOperator} {
+		plan := native.Project(effective.Compute(rps, fss), native.Existing{Unmatched: unmatched,
+			PriorityLevels: nativeview.BootstrapObjects().PriorityLevels, Withheld: defaults.Withheld(fss)})
+		if len(plan.PriorityLevels) != 0 {
+			t.Errorf("%s: levels written: %v", unmatched, plan.PriorityLevels)
+		}
+		for _, rp := range rps {
+			want := rp.Spec.NativeLevel
+			if want == "" {
+				want = "exempt"
+			}
+			if res := plan.RequestPriorities[rp.Name]; !res.Projected || res.NativeName != want {
+				t.Errorf("%s: RequestPriority %s: %+v, want projected onto %s", unmatched, rp.Name, res, want)
+			}
+		}
+		for _, fs := range fss {
+			res := plan.FlowSchemaResults[fs.Name]
+			if fs.Name == "system-top" != res.Projected || (!res.Projected && res.Reason != flowv1.ReasonShadowedByNative) {
+				t.Errorf("%s: FlowSchema %s: %+v", unmatched, fs.Name, res)
+			}
+		}
+		levels := map[string]string{}
+		for _, fs := range plan.FlowSchemas {
+			levels[fs.Name] = fs.Spec.PriorityLevelConfiguration.Name
+		}
+		want := map[string]string{native.NativeName("system-top"): "exempt"}
+		if unmatched == native.UnmatchedOperator {
+			want["apf.non-top-backstop"] = "workload-low"
+		}
+		if !reflect.DeepEqual(levels, want) {
+			t.Errorf("%s: native FlowSchemas -> levels %v, want %v", unmatched, levels, want)
+		}
 	}
 }
