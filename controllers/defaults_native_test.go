@@ -132,6 +132,11 @@ func TestNativeDefaultsReplaceTheUnboundOnes(t *testing.T) {
 		}
 		return nil
 	})
+	// Taken over (autoupdate "false"), a default FlowSchema is the user's and no longer withheld:
+	// workload-low is projected onto the bound workload-low.
+	updateFS(t, "workload-low", func(fs *flowv1.FlowSchema) { fs.Annotations[flowv1.AnnotationAutoUpdate] = "false" })
+	taken := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "workload-low"}}
+	waitProjected(t, taken, func() []metav1.Condition { return taken.Status.Conditions })
 }
 
 // TestEnforcementNonePrunesNativeObjects: an operator with enforcement none deletes the native

@@ -330,8 +330,9 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 }
 
 // sameForSnapshot reports whether an update leaves what the snapshot reads unchanged: a
-// resync; for our kinds (specOnly) the same generation and, for a RequestPriority, the same
-// autopilot shares and pool in its status (the projection applies them); for a native object the same
+// resync; for our kinds (specOnly) the same generation, the same ownership by the operator
+// (defaults.Owned) and, for a RequestPriority, the same autopilot shares and pool in its status
+// (the projection applies them); for a native object the same
 // generation, labels and annotations (the projection checks its spec and ownership, not its
 // status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
 // those writes would otherwise hold the holder mid-burst until snapshotMaxDelay). A change of
@@ -344,7 +345,8 @@ func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
 	case old.GetGeneration() != cur.GetGeneration():
 		return false
 	case specOnly:
-		return sameAutopilotShares(old, cur)
+		// Ownership decides whether a default FlowSchema is withheld (defaults.Withheld).
+		return sameAutopilotShares(old, cur) && defaults.Owned(old) == defaults.Owned(cur)
 	}
 	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
 }

@@ -181,6 +181,10 @@ func checkDefaultsBound(t *testing.T) {
 		if wantLevel == "exempt" {
 			seats, ok = 0, true // the exempt level has no nominal seats to give (status says 0)
 		}
+		if c := meta.FindStatusCondition(rp.Status.Conditions, flowv1.ConditionProjected); rp.Spec.NativeLevel != "" &&
+			(c == nil || c.Reason != flowv1.ReasonBound) {
+			t.Errorf("RequestPriority %s: Projected %+v, want reason %s", rp.Name, c, flowv1.ReasonBound)
+		}
 		got := rp.Status.NativeNominalSeats
 		if rp.Status.NativeName != wantLevel || !ok || got == nil || int(*got) != seats {
 			t.Errorf("RequestPriority %s: nativeName %q, nativeNominalSeats %v; want %q and %d (kube-apiserver's /metrics)",
