@@ -92,7 +92,11 @@ func TestNativeDefaultsReplaceTheUnboundOnes(t *testing.T) {
 			want.Spec.NativeLevel = ""
 		}
 		eventually(t, func() error {
-			if got := getRP(t, name); got.Spec.NativeLevel != want.Spec.NativeLevel {
+			got := &flowv1.RequestPriority{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, got); err != nil {
+				return err // being replaced
+			}
+			if got.Spec.NativeLevel != want.Spec.NativeLevel {
 				return fmt.Errorf("RequestPriority %s bound to %q, want %q", name, got.Spec.NativeLevel, want.Spec.NativeLevel)
 			}
 			return nil

@@ -72,8 +72,12 @@ func TestRunsWithGeneratedRole(t *testing.T) {
 	startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNative, ManageDefaults: true, Clock: realClock},
 		config: identity.Config()})
 	eventually(t, func() error {
-		if got := getRP(t, "system-high").Spec.NativeLevel; got != defaultRP("system-high").Spec.NativeLevel {
-			return fmt.Errorf("system-high bound to %q, not replaced yet", got)
+		got := &flowv1.RequestPriority{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: "system-high"}, got); err != nil {
+			return err // being replaced
+		}
+		if got.Spec.NativeLevel != defaultRP("system-high").Spec.NativeLevel {
+			return fmt.Errorf("system-high bound to %q, not replaced yet", got.Spec.NativeLevel)
 		}
 		return nil
 	})
