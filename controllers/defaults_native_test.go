@@ -22,20 +22,22 @@ func nativeDefaults() operatorConfig {
 	return operatorConfig{options: Options{Enforcement: EnforcementNative, ManageDefaults: true, Clock: realClock}}
 }
 
-// retiredNames are the proposal's defaults that enforcement native retires.
-var retiredNames = []string{"system-high", "system-low", "workload-high", "workload-low"}
+// boundNames are the defaults bound to kube-apiserver's levels, whose FlowSchemas are withheld.
+var boundNames = []string{"system-high", "system-low", "workload-high", "workload-low"}
 
-// seedProposalDefaults creates the proposal's defaults other than system-top as an operator
-// with the earlier defaults left them (label and autoupdate "true"); edit changes one before.
-func seedProposalDefaults(t testing.TB, edit func(client.Object)) {
+// seedUnboundDefaults creates the defaults other than system-top as an operator with the
+// earlier, unbound defaults left them (label and autoupdate "true", no nativeLevel); edit
+// changes one before.
+func seedUnboundDefaults(t testing.TB, edit func(client.Object)) {
 	t.Helper()
-	for _, rp := range defaults.Proposal().RequestPriorities() {
+	for _, rp := range defaults.RequestPriorities() {
 		if rp.Name != "system-top" {
+			rp.Spec.NativeLevel = ""
 			edit(&rp)
 			create(t, &rp)
 		}
 	}
-	for _, fs := range defaults.Proposal().FlowSchemas() {
+	for _, fs := range defaults.FlowSchemas() {
 		if fs.Name != "system-top" {
 			edit(&fs)
 			create(t, &fs)
@@ -70,36 +72,56 @@ func waitProjected(t testing.TB, obj client.Object, conds func() []metav1.Condit
 	})
 }
 
-// TestNativeDefaultsRetireTheProposalOnes: an operator with enforcement native, started on a
-// cluster holding the proposal's defaults an earlier operator created, creates system-top,
-// deletes the other four of each kind (Event Retired) but keeps the one a user took over
-// (autoupdate "false"), and every default left is Projected=True. No native level is written:
-// the implicit backstop level is not projected, since no projected FlowSchema refers to it.
-func TestNativeDefaultsRetireTheProposalOnes(t *testing.T) {
+// TestNativeDefaultsReplaceTheUnboundOnes: an operator with enforcement native, started on a
+// cluster holding the unbound defaults an earlier operator created, creates system-top,
+// replaces the other owned RequestPriorities by the bound ones (nativeLevel set), keeps the one
+// a user took over (autoupdate "false"), and withholds the four owned default FlowSchemas:
+// Projected=False, reason ShadowedByNative, not Stalled. system-top is Projected=True; the only
+// native level written is the user's system-low (the bound ones add none).
+func TestNativeDefaultsReplaceTheUnboundOnes(t *testing.T) {
 	resetCluster(t)
-	seedProposalDefaults(t, func(obj client.Object) {
+	seedUnboundDefaults(t, func(obj client.Object) {
 		if _, ok := obj.(*flowv1.RequestPriority); ok && obj.GetName() == "system-low" {
 			obj.GetAnnotations()[flowv1.AnnotationAutoUpdate] = "false" // the user owns it
 		}
 	})
 	startOperator(t, nativeDefaults())
-	for _, name := range retiredNames {
-		waitGone(t, &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		waitEvent(t, "FlowSchema", name, "Retired")
+	for _, name := range boundNames {
+		want, _ := defaults.RequestPriority(name)
 		if name == "system-low" {
-			continue
+			want.Spec.NativeLevel = ""
 		}
-		waitGone(t, &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		waitEvent(t, "RequestPriority", name, "Retired")
+		eventually(t, func() error {
+			got := &flowv1.RequestPriority{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, got); err != nil {
+				return err // being replaced
+			}
+			if got.Spec.NativeLevel != want.Spec.NativeLevel {
+				return fmt.Errorf("RequestPriority %s bound to %q, want %q", name, got.Spec.NativeLevel, want.Spec.NativeLevel)
+			}
+			return nil
+		})
+		fs := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		eventually(t, func() error {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(fs), fs); err != nil {
+				return err
+			}
+			c := meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionProjected)
+			if c == nil || c.Status != metav1.ConditionFalse || c.Reason != flowv1.ReasonShadowedByNative {
+				return fmt.Errorf("FlowSchema %s: Projected %+v", name, c)
+			}
+			if s := meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionStalled); s != nil {
+				return fmt.Errorf("FlowSchema %s withheld on purpose but Stalled: %+v", name, s)
+			}
+			return nil
+		})
 	}
-	waitAllReady(t, []string{"system-low", "system-top"}, []string{"system-top"})
 	if rp := getRP(t, "system-low"); rp.Annotations[flowv1.AnnotationAutoUpdate] != "false" {
 		t.Errorf("the user's system-low changed: %v", rp.Annotations)
 	}
 	rp, fs := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "system-top"}}, &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "system-top"}}
 	waitProjected(t, rp, func() []metav1.Condition { return rp.Status.Conditions })
 	waitProjected(t, fs, func() []metav1.Condition { return fs.Status.Conditions })
-	// system-low (the user's, level 2000) is projected; no backstop level is.
 	eventually(t, func() error {
 		var plcs flowcontrolv1.PriorityLevelConfigurationList
 		if err := k8s.List(context.Background(), &plcs, client.MatchingLabels{flowv1.LabelManagedBy: flowv1.ManagedByValue}); err != nil {
@@ -114,23 +136,11 @@ func TestNativeDefaultsRetireTheProposalOnes(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// TestRetirementSparesTheUsersObjects: a proposal default that a user's FlowSchema refers to
-// stays (its requests would otherwise move).
-func TestRetirementSparesTheUsersObjects(t *testing.T) {
-	resetCluster(t)
-	seedProposalDefaults(t, func(client.Object) {})
-	mine := userFS("mine", "workload-low")
-	mine.Spec.MatchingPriority = 2000
-	create(t, mine)
-	startOperator(t, nativeDefaults())
-	waitGone(t, &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "workload-low"}})
-	waitGone(t, &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "workload-high"}})
-	waitAllReady(t, []string{"system-top", "workload-low"}, []string{"mine", "system-top"})
-	if rp := getRP(t, "workload-low"); !defaults.Owned(rp) {
-		t.Errorf("workload-low lost its marks: %v %v", rp.Labels, rp.Annotations)
-	}
+	// Taken over (autoupdate "false"), a default FlowSchema is the user's and no longer withheld:
+	// workload-low is projected onto the bound workload-low.
+	updateFS(t, "workload-low", func(fs *flowv1.FlowSchema) { fs.Annotations[flowv1.AnnotationAutoUpdate] = "false" })
+	taken := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "workload-low"}}
+	waitProjected(t, taken, func() []metav1.Condition { return taken.Status.Conditions })
 }
 
 // TestEnforcementNonePrunesNativeObjects: an operator with enforcement none deletes the native

@@ -32,7 +32,7 @@ func TestIdleClusterSeesNoWrites(t *testing.T) {
 	cfg.options.ResyncPeriod = time.Second
 	cfg.syncPeriod = &informerResync
 	op := startOperator(t, cfg)
-	waitAllReady(t, []string{"system-top"}, []string{"system-top"})
+	waitAllReady(t, defaultNames, defaultNames)
 
 	window := idleWindow(t)
 	writes, versions := op.writes.Load(), resourceVersions(t)

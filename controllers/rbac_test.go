@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,11 +63,25 @@ func TestRunsWithGeneratedRole(t *testing.T) {
 	waitEvent(t, "FlowSchema", "system-high", "Repaired")
 	stop()
 
-	// Enforcement native: retire them (delete), project system-top (native objects).
+	// Enforcement native: replace an unbound default as an earlier operator left it (delete and
+	// create), project system-top (native objects).
+	remove(t, getRP(t, "system-high"))
+	unbound := defaultRP("system-high")
+	unbound.Spec.NativeLevel = ""
+	create(t, &unbound)
 	startOperator(t, operatorConfig{options: Options{Enforcement: EnforcementNative, ManageDefaults: true, Clock: realClock},
 		config: identity.Config()})
-	waitEvent(t, "RequestPriority", "system-high", "Retired")
-	waitAllReady(t, []string{"system-top"}, []string{"system-top"})
+	eventually(t, func() error {
+		got := &flowv1.RequestPriority{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: "system-high"}, got); err != nil {
+			return err // being replaced
+		}
+		if got.Spec.NativeLevel != defaultRP("system-high").Spec.NativeLevel {
+			return fmt.Errorf("system-high bound to %q, not replaced yet", got.Spec.NativeLevel)
+		}
+		return nil
+	})
+	waitAllReady(t, defaultNames, defaultNames)
 	fs := &flowv1.FlowSchema{ObjectMeta: metav1.ObjectMeta{Name: "system-top"}}
 	waitProjected(t, fs, func() []metav1.Condition { return fs.Status.Conditions })
 

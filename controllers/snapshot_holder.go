@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -225,7 +226,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	var natives *native.Existing
 	if h.project {
 		var err error
-		if natives, err = h.listNatives(ctx); err != nil {
+		if natives, err = h.listNatives(ctx, fss.Items); err != nil {
 			return 0, err
 		}
 		natives.ExemptAuthorized = native.ExemptRecordOf(fss.Items)
@@ -248,7 +249,9 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 	return took, nil
 }
 
-func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, error) {
+// listNatives lists the native objects; ours are the operator's FlowSchemas, among which the
+// owned defaults that are withheld from projection (internal/defaults.Withheld).
+func (h *snapshotHolder) listNatives(ctx context.Context, ours []flowv1.FlowSchema) (*native.Existing, error) {
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
 	if err := h.cache.List(ctx, &plcs, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
@@ -258,7 +261,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context) (*native.Existing, err
 		return nil, err
 	}
 	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator,
-		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched}
+		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched, Withheld: defaults.Withheld(ours)}
 	if seats := h.seats.get(); seats != nil {
 		existing.ServerConcurrencyLimit = seats.scl
 	}
@@ -328,8 +331,9 @@ func (h *snapshotHolder) handler(specOnly bool) toolscache.ResourceEventHandler 
 }
 
 // sameForSnapshot reports whether an update leaves what the snapshot reads unchanged: a
-// resync; for our kinds (specOnly) the same generation and, for a RequestPriority, the same
-// autopilot shares and pool in its status (the projection applies them); for a native object the same
+// resync; for our kinds (specOnly) the same generation, the same ownership by the operator
+// (defaults.Owned) and, for a RequestPriority, the same autopilot shares and pool in its status
+// (the projection applies them); for a native object the same
 // generation, labels and annotations (the projection checks its spec and ownership, not its
 // status, which kube-apiserver's own flowcontrol controller keeps writing: during a bulk apply
 // those writes would otherwise hold the holder mid-burst until snapshotMaxDelay). A change of
@@ -342,7 +346,8 @@ func sameForSnapshot(old, cur client.Object, specOnly bool) bool {
 	case old.GetGeneration() != cur.GetGeneration():
 		return false
 	case specOnly:
-		return sameAutopilotShares(old, cur) && sameExemptRecord(old, cur)
+		// Ownership decides whether a default FlowSchema is withheld (defaults.Withheld).
+		return sameAutopilotShares(old, cur) && sameExemptRecord(old, cur) && defaults.Owned(old) == defaults.Owned(cur)
 	}
 	return maps.Equal(old.GetLabels(), cur.GetLabels()) && maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
 }

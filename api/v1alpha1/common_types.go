@@ -46,6 +46,11 @@ const (
 	ReasonNameConflict = "NameConflict"
 	// ReasonRequestPriorityNotProjected: the FlowSchema's RequestPriority is not projected.
 	ReasonRequestPriorityNotProjected = "RequestPriorityNotProjected"
+	// ReasonShadowedByNative: a default FlowSchema the operator owns is deliberately not
+	// projected because kube-apiserver's own FlowSchemas (named in the message) already classify
+	// its requests, and projecting it would move some of them to another level
+	// (internal/defaults.Withheld). Not a fault: it does not make the object Stalled.
+	ReasonShadowedByNative = "ShadowedByNative"
 	// ReasonPending: the native object is being written (the cluster does not hold it yet).
 	ReasonPending = "Pending"
 	// ReasonPrecedenceExhausted: more FlowSchemas are in effect than native matching

@@ -26,7 +26,7 @@ const (
 // apply carries out the plan. Lost races are counted and reported, not returned: the event
 // that caused them triggers the next pass.
 func (r *reconciler) apply(ctx context.Context, a defaults.Actions) error {
-	errs := []error{r.createInOrder(ctx, a)}
+	errs := []error{r.replaceAll(ctx, a.ReplaceRequestPriorities), r.createInOrder(ctx, a)}
 	for i := range a.RepairRequestPriorities {
 		rp := &a.RepairRequestPriorities[i]
 		errs = append(errs, r.repair(ctx, rp, rp.Spec, kindRequestPriority))
@@ -55,6 +55,9 @@ func (r *reconciler) createInOrder(ctx context.Context, a defaults.Actions) erro
 		if err := r.create(ctx, &a.CreateFlowSchemas[i], kindFlowSchema, whyFlowSchemas); err != nil {
 			return err
 		}
+	}
+	if a.MarkUpgraded != nil {
+		return r.markUpgraded(ctx, a.MarkUpgraded)
 	}
 	return nil
 }

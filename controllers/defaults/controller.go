@@ -26,12 +26,11 @@ import (
 // the decision is always taken over the whole cluster.
 var clusterKey = reconcile.Request{NamespacedName: types.NamespacedName{Name: "apf-defaults"}}
 
-// reconciler keeps the default objects of its enforcement mode present and repaired,
-// and retires those of the other mode that it created.
+// reconciler keeps the default objects present and repaired.
 type reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
-	// set is the defaults of the operator's enforcement mode.
+	// set is the defaults (the same in every enforcement mode).
 	set     defaults.Set
 	metrics *Metrics
 	resync  time.Duration
@@ -90,9 +89,6 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.R
 	actions := r.set.Plan(rps.Items, fss.Items)
 	r.reportBlocked(actions.Blocked, rps.Items, fss.Items)
 	if err := r.apply(ctx, actions); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.retire(ctx, actions); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.resync}, nil

@@ -1,7 +1,8 @@
 // Package defaults holds the defaults reconciler. It keeps the default RequestPriority and
-// FlowSchema objects of its enforcement mode (internal/defaults.For) present and repaired, and
-// retires (deletes, Event Retired) those of the other mode that it created, as
-// internal/defaults.Set.Plan decides (retire.go). It reads the cache only, never the
+// FlowSchema objects (internal/defaults.Default, the same in every enforcement mode) present
+// and repaired, replaces owned defaults created before they were bound (upgrade.go: delete and
+// create, Event Created), and creates the missing defaults once on the upgrade from a
+// system-top-only install (Event Upgraded on system-top), as internal/defaults.Set.Plan decides. It reads the cache only, never the
 // effective configuration's snapshot of package controllers, whose SetupWithManager calls this
 // package's when defaults management is on.
 //
@@ -17,7 +18,7 @@
 //   - apf_operator_defaults_created_total{kind}: default objects created.
 //   - apf_operator_defaults_repaired_total{kind}: default objects whose drifted spec was
 //     restored.
-//   - apf_operator_defaults_conflicts_total{kind}: creations, repairs or retirements that lost a
+//   - apf_operator_defaults_conflicts_total{kind}: creations, repairs or replacements that lost a
 //     race with another writer: a creation refused with AlreadyExists, or a repair or deletion
 //     refused because the object changed after the decision; the change triggers a new decision.
 //   - apf_operator_defaults_taken_over_total{kind}: default objects handed over to the user

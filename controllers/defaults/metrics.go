@@ -28,7 +28,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"kind"}),
 		conflicts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apf_operator_defaults_conflicts_total",
-			Help: "Creations, repairs or retirements of default objects that lost a race with another writer, by kind.",
+			Help: "Creations, repairs or replacements of default objects that lost a race with another writer, by kind.",
 		}, []string{"kind"}),
 		takenOver: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apf_operator_defaults_taken_over_total",

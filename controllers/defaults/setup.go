@@ -11,8 +11,8 @@ import (
 )
 
 // The defaults reconciler reads both kinds through the cache, creates the defaults, repairs
-// them with a JSON patch and deletes only the defaults of the other enforcement mode that it
-// created (retirement, internal/defaults).
+// them with a JSON patch and deletes only an unbound default RequestPriority that it created,
+// to create it again bound (replacement, internal/defaults).
 // +kubebuilder:rbac:groups=flowcontrol.apf-operator.io,resources=requestpriorities;flowschemas,verbs=get;list;watch;create;patch;delete
 
 // DefaultResyncPeriod is how often the reconciler re-checks the cluster when no change
@@ -21,8 +21,8 @@ const DefaultResyncPeriod = 10 * time.Minute
 
 // Options configures the defaults reconciler.
 type Options struct {
-	// Enforcement is the operator's enforcement mode ("native" or "none"), which chooses the
-	// defaults (internal/defaults.For).
+	// Enforcement is the operator's enforcement mode ("native" or "none"); the defaults are
+	// the same in every mode (internal/defaults.Default).
 	Enforcement string
 	// ResyncPeriod is how often the reconciler re-checks the cluster without a triggering
 	// change; zero or negative means DefaultResyncPeriod.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,11 +18,16 @@ import (
 )
 
 // The package's envtest suite checks the patches against a real kube-apiserver, which alone
-// says how a failed JSON patch test is refused. It runs no operator: the defaults reconciler
-// runs, with the rest of the operator, in the suite of package controllers.
+// says how a failed JSON patch test is refused, and runs the defaults reconciler alone (in a
+// manager of its own) for the upgrade; it runs, with the rest of the operator, in the suite
+// of package controllers too.
 
-// k8s reads and writes directly through the API server, as a user would: no cache.
-var k8s client.Client
+// k8s reads and writes directly through the API server, as a user would: no cache. restConfig
+// is the admin's, for the managers of tests that run the reconciler.
+var (
+	k8s        client.Client
+	restConfig *rest.Config
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(runSuite(m))
@@ -37,6 +43,7 @@ func runSuite(m *testing.M) int {
 		return fail(fmt.Errorf("starting envtest: %w", err))
 	}
 	defer func() { _ = env.Stop() }()
+	restConfig = cfg
 	if k8s, err = client.New(cfg, client.Options{Scheme: managerbase.Scheme()}); err != nil {
 		return fail(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -83,10 +84,11 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 	if err != nil {
 		return err
 	}
-	step("3/6 The operator creates the default configuration, system-top only, and projects it")
-	fmt.Println("With enforcement native the defaults send system:masters to kube-apiserver's exempt level and")
-	fmt.Println("leave every other request to kube-apiserver's own levels (docs/enforcement.md):")
-	if err := waitReady(ctx, k8s, op, 1, 1); err != nil {
+	step("3/6 The operator creates the default configuration, the proposal's five and five, bound")
+	fmt.Println("With enforcement native the non-top defaults are bound to the kube-apiserver levels that serve")
+	fmt.Println("their classes, and the FlowSchemas that would move traffic are withheld (ShadowedByNative):")
+	fmt.Println("every request keeps kube-apiserver's own levels and seats (docs/enforcement.md):")
+	if err := waitReady(ctx, k8s, op, 5, 5); err != nil {
 		return err
 	}
 	if err := kubectl(ctx, cluster, "get", "apf"); err != nil {
@@ -102,7 +104,7 @@ func run(ctx context.Context, operatorBinary string) (err error) {
 	if err := kubectl(ctx, cluster, "apply", "--server-side", "-k", filepath.Join(envtestutil.RepoRoot(), "config", "samples")); err != nil {
 		return err
 	}
-	if err := waitReady(ctx, k8s, op, 2, 2); err != nil {
+	if err := waitReady(ctx, k8s, op, 6, 6); err != nil {
 		return err
 	}
 	if err := kubectl(ctx, cluster, "get", "requestpriorities.flowcontrol.apf-operator.io"); err != nil {
@@ -184,8 +186,10 @@ func allReady(ctx context.Context, k8s client.Client, wantRPs, wantFSs int) (boo
 	}
 	rps, fss := 0, 0
 	for key, o := range objs {
-		if !meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady) ||
-			!meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionProjected) {
+		projected := meta.FindStatusCondition(o.Conditions, flowv1.ConditionProjected)
+		settled := projected != nil && (projected.Status == metav1.ConditionTrue ||
+			projected.Reason == flowv1.ReasonShadowedByNative) // a default withheld on purpose
+		if !meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady) || !settled {
 			return false, nil
 		}
 		if strings.HasPrefix(key, "rp/") {

@@ -30,11 +30,16 @@ type Actions struct {
 	// Blocked lists managed objects whose drift the operator must not or cannot repair (see
 	// Blocked).
 	Blocked []Blocked
-	// RetireFlowSchemas and RetireRequestPriorities are owned objects the operator created as
-	// defaults of the other set (see Set.Plan), to delete in that order, each only if it is
-	// still the version the plan saw (uid and resourceVersion are set).
-	RetireFlowSchemas       []v1alpha1.FlowSchema
-	RetireRequestPriorities []v1alpha1.RequestPriority
+	// ReplaceRequestPriorities are owned defaults whose immutable nativeLevel differs from the
+	// default's (created by an operator before the defaults were bound): copies of the actual
+	// objects (uid and resourceVersion set), to delete only if still the version the plan saw
+	// and create again at once with the default spec (Replacement). No update can bind them,
+	// and left as they are, native enforcement would project them as levels of their own.
+	ReplaceRequestPriorities []v1alpha1.RequestPriority
+	// MarkUpgraded, when set, is the operator's system-top as the plan saw it, left by an
+	// operator that shipped system-top alone in native mode: after the creations succeed, set
+	// AnnotationDefaultSet on it (only if unchanged), which ends the one-time upgrade.
+	MarkUpgraded *v1alpha1.RequestPriority
 }
 
 // Object is a RequestPriority or FlowSchema as a Kubernetes client takes it.
@@ -68,24 +73,22 @@ type Blocked struct {
 	Message string
 }
 
-// Empty reports whether there is nothing to create, repair, hand over or retire.
+// Empty reports whether there is nothing to create, repair, hand over, replace or mark.
 func (a Actions) Empty() bool {
 	return len(a.CreateRequestPriorities) == 0 && len(a.CreateFlowSchemas) == 0 &&
 		len(a.RepairRequestPriorities) == 0 && len(a.RepairFlowSchemas) == 0 && len(a.HandOvers) == 0 &&
-		len(a.RetireFlowSchemas) == 0 && len(a.RetireRequestPriorities) == 0
+		len(a.ReplaceRequestPriorities) == 0 && a.MarkUpgraded == nil
 }
 
-// Plan decides, from the actual objects, which of the proposal's default objects to create and
-// which managed objects to repair (Proposal().Plan).
+// Plan decides, from the actual objects, which default objects to create and which managed
+// objects to repair (Default().Plan).
 func Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
-	return Proposal().Plan(rps, fss)
+	return Default().Plan(rps, fss)
 }
 
 // Plan decides, from the actual objects, which of the set's default objects to create, which
-// managed objects to repair, and which to retire: an owned object (managed-by label and
-// autoupdate "true") named as a default of the other set and not of this one, left by an
-// operator that ran with the other enforcement mode. A retired RequestPriority is kept while a
-// FlowSchema that is not retired refers to it. It never modifies its arguments.
+// managed objects to repair, and which to replace (an owned default RequestPriority whose
+// immutable nativeLevel differs from the default's). It never modifies its arguments.
 func (s Set) Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 	var a Actions
 	if !hasExemptLevel(rps) {
@@ -94,10 +97,12 @@ func (s Set) Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Act
 	if !refersToExemptLevel(fss, rps) {
 		a.CreateFlowSchemas = s.missingFlowSchemas(fss, exemptNames(rps))
 	}
+	s.upgradeOnce(&a, rps, fss)
 	var rpDrift, fsDrift []drifted
-	a.RepairRequestPriorities, rpDrift, a.Blocked = s.requestPriorityRepairs(rps)
+	rpRepairs := s.requestPriorityRepairs(rps)
+	a.RepairRequestPriorities, rpDrift, a.Blocked = rpRepairs.repairs, rpRepairs.declared, rpRepairs.blocked
+	a.ReplaceRequestPriorities = rpRepairs.replacements
 	a.RepairFlowSchemas, fsDrift = s.flowSchemaRepairs(fss)
-	a.RetireFlowSchemas, a.RetireRequestPriorities = s.retirements(rps, fss)
 	for _, d := range append(rpDrift, fsDrift...) {
 		if d.declared.SetsAutoUpdate {
 			a.Blocked = append(a.Blocked, contested(d))
@@ -205,39 +210,53 @@ func (s Set) missingFlowSchemas(fss []v1alpha1.FlowSchema, exempt map[string]boo
 	return append(out, last...)
 }
 
-// requestPriorityRepairs returns the owned defaults whose spec drifted, with the default spec;
-// the drifted ones whose spec an applier declared; and those whose drift an update cannot
-// repair.
-func (s Set) requestPriorityRepairs(rps []v1alpha1.RequestPriority) ([]v1alpha1.RequestPriority, []drifted, []Blocked) {
+// rpRepairs is what requestPriorityRepairs found among the owned default RequestPriorities.
+type rpRepairs struct {
+	repairs      []v1alpha1.RequestPriority // drifted: copies with the default spec
+	declared     []drifted                  // drifted by an applier
+	blocked      []Blocked                  // drifted in the immutable priorityLevel
+	replacements []v1alpha1.RequestPriority // drifted in the immutable nativeLevel: copies as they are
+}
+
+// requestPriorityRepairs sorts the owned defaults whose spec drifted: repairable by an update,
+// declared by an applier, blocked (priorityLevel differs) or to replace (nativeLevel differs).
+func (s Set) requestPriorityRepairs(rps []v1alpha1.RequestPriority) rpRepairs {
 	want := map[string]v1alpha1.RequestPrioritySpec{}
 	for _, d := range s.RequestPriorities() {
 		want[d.Name] = d.Spec
 	}
-	var repairs []v1alpha1.RequestPriority
-	var declared []drifted
-	var blocked []Blocked
+	var out rpRepairs
 	for i := range rps {
 		spec, isDefault := want[rps[i].Name]
 		if !isDefault || !Owned(&rps[i]) || equality.Semantic.DeepEqual(rps[i].Spec, spec) {
 			continue
 		}
 		if decl, ok := Declared(&rps[i]); ok {
-			declared = append(declared, drifted{kind: "RequestPriority", object: rps[i].DeepCopy(), declared: decl})
+			out.declared = append(out.declared, drifted{kind: "RequestPriority", object: rps[i].DeepCopy(), declared: decl})
 			continue
 		}
-		if rps[i].Spec.PriorityLevel != spec.PriorityLevel {
-			blocked = append(blocked, Blocked{Kind: "RequestPriority", Name: rps[i].Name, Message: fmt.Sprintf(
+		switch {
+		case rps[i].Spec.PriorityLevel != spec.PriorityLevel:
+			out.blocked = append(out.blocked, Blocked{Kind: "RequestPriority", Name: rps[i].Name, Message: fmt.Sprintf(
 				"priorityLevel %d differs from the default %d and is immutable, so the operator cannot "+
 					"restore the default spec: delete the object (the default returns only while no "+
 					"RequestPriority has level 0) or set annotation %s to \"false\" to own it",
 				rps[i].Spec.PriorityLevel, spec.PriorityLevel, v1alpha1.AnnotationAutoUpdate)})
-			continue
+		case rps[i].Spec.NativeLevel != spec.NativeLevel:
+			out.replacements = append(out.replacements, *rps[i].DeepCopy())
+		default:
+			fixed := *rps[i].DeepCopy()
+			fixed.Spec = spec
+			out.repairs = append(out.repairs, fixed)
 		}
-		fixed := *rps[i].DeepCopy()
-		fixed.Spec = spec
-		repairs = append(repairs, fixed)
 	}
-	return repairs, declared, blocked
+	return out
+}
+
+// Replacement returns the fresh default object that replaces old (an entry of
+// Actions.ReplaceRequestPriorities), and whether there is one.
+func Replacement(old *v1alpha1.RequestPriority) (v1alpha1.RequestPriority, bool) {
+	return RequestPriority(old.Name)
 }
 
 // flowSchemaRepairs returns the owned defaults whose spec drifted, with the default spec, and

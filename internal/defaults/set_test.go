@@ -2,6 +2,7 @@ package defaults
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,33 +13,30 @@ import (
 	"github.com/apf-operator/apf-operator/internal/validation"
 )
 
-// TestNativeSetIsSystemTopOnly checks the defaults of enforcement native: system-top alone,
-// level 0 (so it projects onto kube-apiserver's exempt and takes no seats), valid, in effect,
-// and identical to the proposal's system-top (an upgrade keeps it).
-func TestNativeSetIsSystemTopOnly(t *testing.T) {
-	set := For("native")
-	rps, fss := set.RequestPriorities(), set.FlowSchemas()
-	check(t, "native RequestPriorities", rpNames(rps), []string{"system-top"})
-	check(t, "native FlowSchemas", fsNames(fss), []string{"system-top"})
-	if rps[0].Spec.PriorityLevel != v1alpha1.ExemptPriorityLevel {
-		t.Errorf("system-top level %d, want 0", rps[0].Spec.PriorityLevel)
+// TestOneSetForEveryMode checks that every enforcement mode has the same five and five, the
+// non-top RequestPriorities bound to the kube-apiserver levels docs/configuration.md names and
+// system-top at level 0 without a binding.
+func TestOneSetForEveryMode(t *testing.T) {
+	for _, mode := range []string{"", "none", "filter", EnforcementNative} {
+		set := For(mode)
+		check(t, mode+" RequestPriorities", rpNames(set.RequestPriorities()), allNames)
+		check(t, mode+" FlowSchemas", fsNames(set.FlowSchemas()), allNames)
+		if !reflect.DeepEqual(set.RequestPriorities(), Default().RequestPriorities()) ||
+			!reflect.DeepEqual(set.FlowSchemas(), Default().FlowSchemas()) {
+			t.Errorf("enforcement %q has other defaults than enforcement native", mode)
+		}
 	}
-	if errs := validation.RequestPrioritySpec(&rps[0].Spec, field.NewPath("spec")); len(errs) > 0 {
-		t.Errorf("RequestPriority system-top: %v", errs)
-	}
-	if errs, warnings := validation.FlowSchemaSpec(&fss[0].Spec, field.NewPath("spec")); len(errs)+len(warnings) > 0 {
-		t.Errorf("FlowSchema system-top: %v %v", errs, warnings)
-	}
-	cfg := effective.Compute(rps, fss)
-	if st := cfg.FlowSchemaStatus["system-top"]; !st.InEffect {
-		t.Errorf("FlowSchema system-top not in effect: %+v", st)
-	}
-	if Proposal().RequestPriorities()[0].Spec.PriorityLevel != 0 || Proposal().FlowSchemas()[0].Name != "system-top" ||
-		Proposal().FlowSchemas()[0].Spec.MatchingPriority != fss[0].Spec.MatchingPriority {
-		t.Error("the proposal's system-top differs from the native one")
-	}
-	if For("none").Name() != "proposal" || For("").Name() != "proposal" || For("native").Name() != "native" {
-		t.Error("For picks the wrong set")
+	wantLevel := map[string]string{"system-top": "", "system-high": "node-high", "system-low": "workload-high",
+		"workload-high": "global-default", "workload-low": "workload-low"}
+	for _, rp := range RequestPriorities() {
+		if rp.Spec.NativeLevel != wantLevel[rp.Name] {
+			t.Errorf("RequestPriority %s bound to %q, want %q", rp.Name, rp.Spec.NativeLevel, wantLevel[rp.Name])
+		}
+		// The in-process filter keeps the proposal's queuing: every level above 0 keeps its fields.
+		if rp.Spec.PriorityLevel != 0 && (rp.Spec.AssuredConcurrencyShares == nil || rp.Spec.QueuesPerWidth == nil ||
+			rp.Spec.QueueLengthLimit == nil) {
+			t.Errorf("RequestPriority %s lost the proposal's queuing fields: %+v", rp.Name, rp.Spec)
+		}
 	}
 	names := Names()
 	if len(names["RequestPriority"]) != 5 || len(names["FlowSchema"]) != 5 {
@@ -46,76 +44,119 @@ func TestNativeSetIsSystemTopOnly(t *testing.T) {
 	}
 }
 
-// TestNativePlan checks creation with the native set on an empty cluster and on a cluster
-// whose level 0 is taken.
-func TestNativePlan(t *testing.T) {
-	a := Native().Plan(nil, nil)
-	check(t, "create RequestPriority", rpNames(a.CreateRequestPriorities), []string{"system-top"})
-	check(t, "create FlowSchema", fsNames(a.CreateFlowSchemas), []string{"system-top"})
-	a = Native().Plan(Native().RequestPriorities(), Native().FlowSchemas())
-	if !a.Empty() {
-		t.Errorf("native defaults in place: %+v", a)
+// TestBoundDefaultsAreValid checks every bound default against validation (which now admits a
+// binding) and the effective configuration (all in effect).
+func TestBoundDefaultsAreValid(t *testing.T) {
+	rps := RequestPriorities()
+	for i := range rps {
+		if errs := validation.RequestPrioritySpec(&rps[i].Spec, field.NewPath("spec")); len(errs) > 0 {
+			t.Errorf("RequestPriority %s: %v", rps[i].Name, errs)
+		}
+	}
+	cfg := effective.Compute(rps, FlowSchemas())
+	for _, n := range allNames {
+		if !cfg.RequestPriorityStatus[n].InEffect || !cfg.FlowSchemaStatus[n].InEffect {
+			t.Errorf("%s not in effect: %+v %+v", n, cfg.RequestPriorityStatus[n], cfg.FlowSchemaStatus[n])
+		}
 	}
 }
 
-// TestRetire checks the upgrade from the proposal's defaults to the native ones: owned
-// objects named only by the proposal are retired, FlowSchemas first; an object the user owns
-// (annotation "false" or absent, no label) is kept, and so is a RequestPriority a kept
-// FlowSchema refers to. The proposal set retires nothing (the native names are a subset).
+// TestWithheld checks which owned defaults native enforcement withholds (all but system-top)
+// and that a FlowSchema the user owns never is.
+func TestWithheld(t *testing.T) {
+	got := Withheld(existingFSs())
+	var names []string
+	for _, n := range allNames {
+		if got[n] != "" {
+			names = append(names, n)
+		}
+	}
+	check(t, "withheld", names, []string{"system-high", "system-low", "workload-high", "workload-low"})
+	for n, msg := range got {
+		if !strings.Contains(msg, "kube-apiserver's") || !strings.Contains(msg, v1alpha1.AnnotationAutoUpdate) {
+			t.Errorf("%s: message names no kube-apiserver FlowSchema or no way out: %s", n, msg)
+		}
+	}
+	// The user's own copy (autoupdate "false", no label) is projected like any other FlowSchema.
+	if got := Withheld(driftedFSs("workload-low", annotate("false"))); got["workload-low"] != "" {
+		t.Error("a FlowSchema the user owns is withheld")
+	}
+	if got := Withheld(driftedFSs("system-low", unlabel)); got["system-low"] != "" {
+		t.Error("a FlowSchema without the managed-by label is withheld")
+	}
+	if got := Withheld([]v1alpha1.FlowSchema{userFS("mine", "workload-low")}); len(got) != 0 {
+		t.Errorf("a user FlowSchema is withheld: %v", got)
+	}
+}
+
+// TestReplaceUnboundDefaults: an owned default RequestPriority created before the defaults
+// were bound (no nativeLevel, which is immutable) is replaced, not repaired, not blocked; one
+// the user owns or declared is left alone.
+func TestReplaceUnboundDefaults(t *testing.T) {
+	unbound := existingRPs()
+	for i := range unbound {
+		unbound[i].Spec.NativeLevel = ""
+	}
+	before := deepCopies(unbound, existingFSs())
+	a := Plan(unbound, existingFSs())
+	check(t, "replace", rpNames(a.ReplaceRequestPriorities), []string{"system-high", "system-low", "workload-high", "workload-low"})
+	if len(a.RepairRequestPriorities)+len(a.Blocked)+len(a.CreateRequestPriorities)+len(a.HandOvers) != 0 {
+		t.Errorf("unbound defaults must only be replaced: %+v", a)
+	}
+	for _, rp := range a.ReplaceRequestPriorities {
+		if rp.ResourceVersion != "7" || rp.Spec.NativeLevel != "" {
+			t.Errorf("replacement of %s is not the object the plan saw: %+v", rp.Name, rp)
+		}
+		fresh, ok := Replacement(&rp)
+		if !ok || fresh.Spec.NativeLevel == "" || fresh.ResourceVersion != "" || !Owned(&fresh) {
+			t.Errorf("Replacement(%s) = %+v, %v", rp.Name, fresh, ok)
+		}
+	}
+	if !reflect.DeepEqual(before, deepCopies(unbound, existingFSs())) {
+		t.Fatal("Plan modified its arguments")
+	}
+	unbound[1].Annotations[v1alpha1.AnnotationAutoUpdate] = "false"
+	appliedSpec(&unbound[2].ObjectMeta)
+	a = Plan(unbound, existingFSs())
+	check(t, "replace beside a user's and an applied one", rpNames(a.ReplaceRequestPriorities), []string{"workload-high", "workload-low"})
+}
+
 // appliedSpec marks an object's spec as declared by Argo CD's server-side apply.
 func appliedSpec(m *metav1.ObjectMeta) {
 	m.ManagedFields = []metav1.ManagedFieldsEntry{managed("argocd-controller", metav1.ManagedFieldsOperationApply,
 		`{"f:spec":{"f:matchingPriority":{}}}`)}
 }
 
-func TestRetire(t *testing.T) {
-	retiredAll := []string{"system-high", "system-low", "workload-high", "workload-low"}
-	for _, tc := range []struct {
-		name           string
-		rps            []v1alpha1.RequestPriority
-		fss            []v1alpha1.FlowSchema
-		wantFS, wantRP []string
-	}{
-		{name: "every proposal default in place", rps: existingRPs(), fss: existingFSs(),
-			wantFS: retiredAll, wantRP: retiredAll},
-		{name: "the user owns some", rps: driftedRPs("system-low", annotate("false")),
-			fss: driftedFSs("workload-high", unlabel),
-			// FlowSchema workload-high is the user's, so RequestPriority workload-high stays.
-			wantFS: []string{"system-high", "system-low", "workload-low"}, wantRP: []string{"system-high", "workload-low"}},
-		{name: "annotation absent", rps: driftedRPs("workload-low", unannotate), fss: existingFSs(),
-			wantFS: retiredAll, wantRP: []string{"system-high", "system-low", "workload-high"}},
-		{name: "a user FlowSchema refers to a retired default", rps: existingRPs(),
-			fss:    append(existingFSs(), userFS("mine", "system-low")),
-			wantFS: retiredAll, wantRP: []string{"system-high", "workload-high", "workload-low"}},
-		{name: "declared by an applier (a GitOps tool keeps it in Git)", rps: driftedRPs("workload-low", appliedSpec),
-			fss:    driftedFSs("workload-low", appliedSpec),
-			wantFS: []string{"system-high", "system-low", "workload-high"}, wantRP: []string{"system-high", "system-low", "workload-high"}},
-		{name: "a user object with a default's name and the label only", rps: append(Native().RequestPriorities(),
-			withMeta(userRP("system-high", 1000), metav1.ObjectMeta{Name: "system-high",
-				Labels: map[string]string{v1alpha1.LabelManagedBy: v1alpha1.ManagedByValue}})), fss: Native().FlowSchemas()},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			before := deepCopies(tc.rps, tc.fss)
-			a := Native().Plan(tc.rps, tc.fss)
-			check(t, "retire FlowSchema", fsNames(a.RetireFlowSchemas), tc.wantFS)
-			check(t, "retire RequestPriority", rpNames(a.RetireRequestPriorities), tc.wantRP)
-			if len(a.RepairRequestPriorities)+len(a.RepairFlowSchemas)+len(a.HandOvers)+len(a.Blocked) != 0 {
-				t.Errorf("the other set's objects must only be retired: %+v", a)
-			}
-			for _, rp := range a.RetireRequestPriorities {
-				if rp.ResourceVersion != "7" {
-					t.Errorf("retired %s without its resourceVersion", rp.Name)
-				}
-			}
-			if a.Empty() != (len(tc.wantFS)+len(tc.wantRP) == 0) {
-				t.Errorf("Empty() = %v", a.Empty())
-			}
-			if p := Proposal().Plan(tc.rps, tc.fss); len(p.RetireFlowSchemas)+len(p.RetireRequestPriorities) != 0 {
-				t.Errorf("the proposal set retires %v %v", fsNames(p.RetireFlowSchemas), rpNames(p.RetireRequestPriorities))
-			}
-			if !reflect.DeepEqual(before, deepCopies(tc.rps, tc.fss)) {
-				t.Fatal("Plan modified its arguments")
-			}
-		})
+// TestUpgradeFromSystemTopOnly: the earlier operator's native install left system-top alone
+// (RequestPriority and FlowSchema), without the upgrade marker. The plan creates the other
+// four and four once, despite the level-0 RequestPriority, and marks system-top last; once
+// marked, the seed's rule holds again: a default the user deletes while a level-0
+// RequestPriority exists is not created again.
+func TestUpgradeFromSystemTopOnly(t *testing.T) {
+	top, topFS := existingRPs()[:1], existingFSs()[:1]
+	delete(top[0].Annotations, AnnotationDefaultSet)
+	a := Plan(top, topFS)
+	rest := []string{"system-high", "system-low", "workload-high", "workload-low"}
+	check(t, "upgrade creates RequestPriorities", rpNames(a.CreateRequestPriorities), rest)
+	check(t, "upgrade creates FlowSchemas", fsNames(a.CreateFlowSchemas), rest)
+	if a.MarkUpgraded == nil || a.MarkUpgraded.Name != "system-top" || a.MarkUpgraded.ResourceVersion != "7" {
+		t.Fatalf("MarkUpgraded = %+v, want the system-top the plan saw", a.MarkUpgraded)
+	}
+	if _, marked := top[0].Annotations[AnnotationDefaultSet]; marked {
+		t.Fatal("Plan modified its argument")
+	}
+	// Marked (as a new install creates it): a deleted default stays deleted.
+	a = Plan(existingRPs("workload-low"), existingFSs("system-low"))
+	if !a.Empty() || a.MarkUpgraded != nil {
+		t.Errorf("after the upgrade, a deleted default is created again: %+v", a)
+	}
+	// The user's system-top (autoupdate "false") is not the earlier operator's: no upgrade.
+	top[0].Annotations[v1alpha1.AnnotationAutoUpdate] = "false"
+	if a := Plan(top, topFS); !a.Empty() || a.MarkUpgraded != nil {
+		t.Errorf("upgrade from a user's system-top: %+v", a)
+	}
+	// Created by this operator, system-top carries the marker.
+	if fresh := RequestPriorities()[0]; fresh.Annotations[AnnotationDefaultSet] != DefaultSetBound {
+		t.Errorf("a new system-top lacks the marker: %v", fresh.Annotations)
 	}
 }

@@ -38,6 +38,11 @@ type Existing struct {
 	// in place of their configured shares (the native level and the share budget use them);
 	// a RequestPriority absent from it is projected with its configured shares. Optional.
 	AutopilotShares map[string]int32
+	// Withheld holds, by name, the FlowSchemas not to project, each with the message of its
+	// Projected=False condition (reason ShadowedByNative): the operator's default FlowSchemas
+	// whose projection would move requests away from kube-apiserver's own classification
+	// (internal/defaults.Withheld). Optional.
+	Withheld map[string]string
 	// MayBindExempt reports whether the RequestPriority of that name may be bound to the exempt
 	// level (spec.nativeLevel: exempt): a record of its author's exempt rights. nil: none may.
 	MayBindExempt func(requestPriority string) bool
@@ -111,6 +116,7 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
 		autopilot:      existing.AutopilotShares,
+		withheld:       existing.Withheld,
 		mayBindExempt:  existing.MayBindExempt,
 		bindTargets:    map[string]*flowcontrolv1.PriorityLevelConfiguration{},
 		exemptRecord:   existing.ExemptAuthorized,
@@ -155,6 +161,7 @@ type projector struct {
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
 	autopilot      map[string]int32  // Existing.AutopilotShares
+	withheld       map[string]string // Existing.Withheld
 	mayBindExempt  func(string) bool // Existing.MayBindExempt
 	exemptRecord   ExemptRecord      // Existing.ExemptAuthorized
 	carved         map[string]int64  // shares admitted levels carve, by donor (carve.go)

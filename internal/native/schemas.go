@@ -19,6 +19,10 @@ func (pr *projector) projectSchemas(cfg *effective.Config) {
 	var sources []string
 	var matchingPriorities []int32
 	for _, s := range cfg.Schemas {
+		if msg, ok := pr.withheld[s.Name]; ok {
+			pr.plan.FlowSchemaResults[s.Name] = Result{Reason: flowv1.ReasonShadowedByNative, Message: msg}
+			continue
+		}
 		fs, res := pr.schema(s, NativeName(s.Name))
 		if fs == nil {
 			pr.plan.FlowSchemaResults[s.Name] = res

@@ -32,15 +32,16 @@ func equal(a, b []string) bool {
 	return true
 }
 
-// TestUnmatched checks what each --native-unmatched choice projects for the native defaults
-// (system-top only, so the implicit backstop workload-low is the only non-zero level) and for
+// TestUnmatched checks what each --native-unmatched choice projects for the native defaults that
+// project (system-top; the others are bound or withheld, TestWithheldDefaults), so the implicit backstop workload-low is the only non-zero level) and for
 // a user FlowSchema that refers to the backstop level by name.
 func TestUnmatched(t *testing.T) {
 	set := defaults.Native()
-	nativeDefaults := effective.Compute(set.RequestPriorities(), set.FlowSchemas())
+	topRP, topFS := set.RequestPriorities()[:1], set.FlowSchemas()[:1] // system-top: the defaults that project
+	nativeDefaults := effective.Compute(topRP, topFS)
 	toBackstop := flowSchema("mine", 100, "workload-low", nil, flowv1.Conjunction{And: []flowv1.AtomicTest{
 		{Equals: &flowv1.ValueTest{Field: flowv1.FieldUser, Value: "alice"}}}})
-	withUser := effective.Compute(set.RequestPriorities(), append(set.FlowSchemas(), toBackstop))
+	withUser := effective.Compute(topRP, append(topFS, toBackstop))
 	for _, tc := range []struct {
 		name            string
 		cfg             *effective.Config

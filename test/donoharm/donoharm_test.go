@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -20,9 +23,11 @@ import (
 )
 
 // TestInstallDoesNoHarm is the issue's must-show: the before / after install / after
-// uninstall table per traffic class, failing when a class keeps less than 90% of its nominal
-// seats after install or anything differs after uninstall. The last column is the earlier
-// behaviour (the proposal's five defaults and the backstop projected at 8999), for the record.
+// uninstall table per traffic class, failing when a class changes level or keeps less than
+// 100% of its nominal seats after install, or anything differs after uninstall. After install
+// the defaults are the proposal's five and five, bound (checkDefaultsBound). The last column is
+// the earlier behaviour (the proposal's five defaults unbound and the backstop projected at
+// 8999), for the record.
 func TestInstallDoesNoHarm(t *testing.T) {
 	before := settle(t, "before the operator", noOwnedNatives)
 
@@ -30,6 +35,7 @@ func TestInstallDoesNoHarm(t *testing.T) {
 	stop := startOperator(t, func(o *operator.Options) { o.Namespace, o.ServiceAccount = "apf-operator-system", "apf-operator" })
 	waitDefaultsProjected(t)
 	after := settle(t, "after install", ownedNativeFlowSchemas(native.NativeName("system-top"), native.OperatorRouteName))
+	checkDefaultsBound(t)
 	stop()
 	uninstall(t)
 	afterUninstall := settle(t, "after uninstall", noOwnedNatives)
@@ -43,9 +49,9 @@ func TestInstallDoesNoHarm(t *testing.T) {
 			[]measurement{before, after, afterUninstall, old}))
 	for _, c := range classes {
 		b, a, u := before[c.name], after[c.name], afterUninstall[c.name]
-		if a.seats*10 < b.seats*9 {
-			t.Errorf("%s: %d nominal seats after install (level %s), below 90%% of the %d before (level %s)",
-				c.name, a.seats, a.level, b.seats, b.level)
+		if a.level != b.level || a.seats < b.seats {
+			t.Errorf("%s: level %s with %d nominal seats after install, want level %s with %d (100%%) as before",
+				c.name, a.level, a.seats, b.level, b.seats)
 		}
 		if u != b {
 			t.Errorf("%s: %v after uninstall, want %v as before", c.name, u, b)
@@ -53,15 +59,16 @@ func TestInstallDoesNoHarm(t *testing.T) {
 	}
 }
 
-// oldBehaviour installs the earlier configuration (the proposal's defaults as objects, the
-// backstop projected with --native-unmatched=operator), measures it, and uninstalls it.
+// oldBehaviour installs the earlier configuration (the proposal's defaults as objects of their
+// own levels, not bound; the backstop projected with --native-unmatched=operator), measures
+// it, and uninstalls it.
 func oldBehaviour(t *testing.T) measurement {
 	t.Helper()
-	for _, rp := range defaults.Proposal().RequestPriorities() {
-		rp.Labels, rp.Annotations = nil, nil
+	for _, rp := range defaults.RequestPriorities() {
+		rp.Labels, rp.Annotations, rp.Spec.NativeLevel = nil, nil, ""
 		create(t, &rp)
 	}
-	for _, fs := range defaults.Proposal().FlowSchemas() {
+	for _, fs := range defaults.FlowSchemas() {
 		fs.Labels, fs.Annotations = nil, harness.ExemptRecordOnly(fs.Annotations)
 		create(t, &fs)
 	}
@@ -99,40 +106,113 @@ func uninstall(t *testing.T) {
 	t.Logf("prune-native:\n%s", out.String())
 }
 
-// waitDefaultsProjected waits until the defaults of enforcement native exist, are the only
-// objects, and every one is Projected=True.
+// waitDefaultsProjected waits until the defaults exist, are the only objects, every
+// RequestPriority and FlowSchema system-top is Projected=True, and the other FlowSchemas are
+// withheld (Projected=False, reason ShadowedByNative).
 func waitDefaultsProjected(t *testing.T) {
 	t.Helper()
-	harness.Eventually(t, time.Minute, "the defaults, all Projected=True", defaultsProjected)
+	harness.Eventually(t, time.Minute, "the defaults, Projected=True or withheld", defaultsProjected)
 }
 
 func defaultsProjected() error {
-	var rps flowv1.RequestPriorityList
-	var fss flowv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &rps); err != nil {
+	rps, fss, err := listDefaults()
+	if err != nil {
 		return err
 	}
-	if err := k8s.List(context.Background(), &fss); err != nil {
-		return err
-	}
-	want := defaults.Native()
-	if len(rps.Items) != len(want.RequestPriorities()) || len(fss.Items) != len(want.FlowSchemas()) {
-		return fmt.Errorf("%d RequestPriorities and %d FlowSchemas, want %d and %d", len(rps.Items), len(fss.Items),
+	want := defaults.Default()
+	if len(rps) != len(want.RequestPriorities()) || len(fss) != len(want.FlowSchemas()) {
+		return fmt.Errorf("%d RequestPriorities and %d FlowSchemas, want %d and %d", len(rps), len(fss),
 			len(want.RequestPriorities()), len(want.FlowSchemas()))
 	}
-	var objs []client.Object
-	for i := range rps.Items {
-		objs = append(objs, &rps.Items[i])
-	}
-	for i := range fss.Items {
-		objs = append(objs, &fss.Items[i])
-	}
-	for _, obj := range objs {
-		if err := harness.ProjectedNow(obj); err != nil {
+	for i := range rps {
+		if err := harness.ProjectedNow(&rps[i]); err != nil {
 			return err
 		}
 	}
+	withheld := defaults.Withheld(fss)
+	for i := range fss {
+		if _, ok := withheld[fss[i].Name]; !ok {
+			if err := harness.ProjectedNow(&fss[i]); err != nil {
+				return err
+			}
+			continue
+		}
+		c := meta.FindStatusCondition(fss[i].Status.Conditions, flowv1.ConditionProjected)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != flowv1.ReasonShadowedByNative {
+			return fmt.Errorf("FlowSchema %s: Projected %+v, want False/%s", fss[i].Name, c, flowv1.ReasonShadowedByNative)
+		}
+	}
 	return nil
+}
+
+func listDefaults() ([]flowv1.RequestPriority, []flowv1.FlowSchema, error) {
+	var rps flowv1.RequestPriorityList
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(context.Background(), &rps); err != nil {
+		return nil, nil, err
+	}
+	if err := k8s.List(context.Background(), &fss); err != nil {
+		return nil, nil, err
+	}
+	return rps.Items, fss.Items, nil
+}
+
+// checkDefaultsBound is `kubectl get rp,afs` after a default install, through the client: the
+// five RequestPriorities and five FlowSchemas, each RequestPriority with status.nativeName (its
+// bound level, exempt for system-top) and status.nativeNominalSeats equal to that level's
+// apiserver_flowcontrol_nominal_limit_seats on kube-apiserver's /metrics.
+func checkDefaultsBound(t *testing.T) {
+	t.Helper()
+	rps, fss, err := listDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := nominalSeats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, rp := range rps {
+		wantLevel := rp.Spec.NativeLevel
+		if rp.Spec.PriorityLevel == flowv1.ExemptPriorityLevel {
+			wantLevel = "exempt"
+		}
+		seats, ok := metrics[wantLevel]
+		if wantLevel == "exempt" {
+			seats, ok = 0, true // the exempt level has no nominal seats to give (status says 0)
+		}
+		if c := meta.FindStatusCondition(rp.Status.Conditions, flowv1.ConditionProjected); rp.Spec.NativeLevel != "" &&
+			(c == nil || c.Reason != flowv1.ReasonBound) {
+			t.Errorf("RequestPriority %s: Projected %+v, want reason %s", rp.Name, c, flowv1.ReasonBound)
+		}
+		got := rp.Status.NativeNominalSeats
+		if rp.Status.NativeName != wantLevel || !ok || got == nil || int(*got) != seats {
+			t.Errorf("RequestPriority %s: nativeName %q, nativeNominalSeats %v; want %q and %d (kube-apiserver's /metrics)",
+				rp.Name, rp.Status.NativeName, got, wantLevel, seats)
+		}
+		rows = append(rows, fmt.Sprintf("rp/%s level %d nativeLevel %q nativeName %q seats %v", rp.Name, rp.Spec.PriorityLevel,
+			rp.Spec.NativeLevel, rp.Status.NativeName, ptrString(got)))
+	}
+	for _, fs := range fss {
+		c := meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionProjected)
+		if c == nil {
+			t.Errorf("FlowSchema %s has no Projected condition", fs.Name)
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("fs/%s -> %s Projected=%s/%s nativeName %q", fs.Name, fs.Spec.RequestPriority.Name,
+			c.Status, c.Reason, fs.Status.NativeName))
+	}
+	if len(rps) != 5 || len(fss) != 5 {
+		t.Errorf("%d RequestPriorities and %d FlowSchemas after install, want 5 and 5", len(rps), len(fss))
+	}
+	t.Logf("after a default install (kubectl get rp,afs):\n%s", strings.Join(rows, "\n"))
+}
+
+func ptrString(p *int32) string {
+	if p == nil {
+		return "<unset>"
+	}
+	return fmt.Sprint(*p)
 }
 
 // noOwnedNatives accepts a measurement once no native object carries the operator's label.

@@ -229,10 +229,10 @@ func resetCluster(t testing.TB) {
 	})
 }
 
-// createDefaults creates the proposal's default objects (internal/defaults, the defaults of
-// enforcement none) as a user's: all of them, or only RequestPriority workload-low. Without the
-// operator's marks, an operator with enforcement native (whose defaults are system-top alone)
-// keeps them instead of retiring them. Every test's logically lowest level is workload-low, so
+// createDefaults creates the proposal's default objects (internal/defaults) as a user's, as
+// levels of their own (not bound to kube-apiserver's): all of them, or only RequestPriority
+// workload-low. Without the operator's marks, they are the user's configuration, projected as
+// such. Every test's logically lowest level is workload-low, so
 // the backstop FlowSchema apf.non-top-backstop keeps its spec from one test to the next. Tests
 // create their configuration before they start the operator, whose first plan is then the
 // final one.
@@ -240,7 +240,7 @@ func createDefaults(t testing.TB, all bool) {
 	t.Helper()
 	for _, d := range defaults.RequestPriorities() {
 		if all || d.Name == effective.BackstopLowName {
-			d.Labels, d.Annotations = nil, nil
+			d.Labels, d.Annotations, d.Spec.NativeLevel = nil, nil, ""
 			create(t, &d)
 		}
 	}

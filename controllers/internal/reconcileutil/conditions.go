@@ -73,8 +73,11 @@ func stalledReconcilingCause(conditions []metav1.Condition) (stalled, reconcilin
 		return nil, nil
 	}
 	c := *projected
-	if c.Reason == flowv1.ReasonPending {
+	switch c.Reason {
+	case flowv1.ReasonPending:
 		return nil, &c
+	case flowv1.ReasonShadowedByNative:
+		return nil, nil // withheld on purpose: nothing for the user to fix
 	}
 	return &c, nil
 }

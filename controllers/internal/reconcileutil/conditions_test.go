@@ -32,6 +32,7 @@ func TestSetStalledReconciling(t *testing.T) {
 		{"not expressible", []metav1.Condition{ready("True", flowv1.ReasonAccepted), projected("False", flowv1.ReasonNotExpressible)}, flowv1.ReasonNotExpressible, ""},
 		{"name conflict", []metav1.Condition{ready("True", flowv1.ReasonAccepted), projected("False", flowv1.ReasonNameConflict)}, flowv1.ReasonNameConflict, ""},
 		{"pending", []metav1.Condition{ready("True", flowv1.ReasonAccepted), projected("False", flowv1.ReasonPending)}, "", flowv1.ReasonPending},
+		{"default withheld on purpose", []metav1.Condition{ready("True", flowv1.ReasonAccepted), projected("False", flowv1.ReasonShadowedByNative)}, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
