@@ -113,3 +113,35 @@ apf-operator.flowcontrol.apf-operator.io
 {{- define "apf-operator.webhookDNSName" -}}
 {{- printf "%s.%s.svc" (include "apf-operator.webhookServiceName" .) .Release.Namespace }}
 {{- end }}
+
+{{- /*
+apf-operator.webhookPeers: the NetworkPolicyPeers that may reach the webhook port, as JSON:
+webhook.networkPolicy.from, or else kube-apiserver's addresses from the Endpoints
+default/kubernetes (lookup: empty under helm template and client dry runs); [] when unknown.
+*/}}
+{{- define "apf-operator.webhookPeers" -}}
+{{- $np := .Values.webhook.networkPolicy -}}
+{{- $peers := list -}}
+{{- if $np.from -}}
+{{- $peers = $np.from -}}
+{{- else -}}
+{{- $ep := lookup "v1" "Endpoints" "default" "kubernetes" -}}
+{{- range ($ep.subsets | default list) -}}
+{{- range (.addresses | default list) -}}
+{{- $bits := ternary "128" "32" (contains ":" .ip) -}}
+{{- $peers = append $peers (dict "ipBlock" (dict "cidr" (printf "%s/%s" .ip $bits))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $peers -}}
+{{- end -}}
+
+{{- /*
+apf-operator.webhookProtected: "true" when a caller check guards the webhook port: the
+client-CA check, or a NetworkPolicy with known peers; "" otherwise.
+*/}}
+{{- define "apf-operator.webhookProtected" -}}
+{{- $ca := or .Values.webhook.clientCA.configMapName .Values.webhook.clientCA.secretName -}}
+{{- $np := and .Values.webhook.networkPolicy.enabled (gt (len (include "apf-operator.webhookPeers" . | fromJsonArray)) 0) -}}
+{{- if or $ca $np }}true{{ end -}}
+{{- end -}}
