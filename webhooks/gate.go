@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -30,6 +31,10 @@ const (
 	admissionWriteTimeout = 10 * time.Second
 	// retryAfterSeconds is the Retry-After of a refusal for lack of a slot.
 	retryAfterSeconds = 1
+	// maxDrainBytes is how much of a body the gate reads and discards (no memory kept) after
+	// refusing it, so that the caller, still sending, can read the answer; past it, or past
+	// the read deadline, the connection is closed instead.
+	maxDrainBytes = 16 << 20
 )
 
 // Gate returns server with every handler registered on it behind one shared limit of
@@ -58,6 +63,8 @@ func (s *gatedServer) Register(path string, hook http.Handler) {
 //     configuration); the events webhook (Ignore) lets the event through unlimited (an
 //     overloaded operator never blocks event writes, as when it is down);
 //   - a declared body over the cap: HTTP 413, refused the same way.
+//
+// A refused or cut body is drained (see drain), so that the caller reads the answer.
 type gate struct {
 	slots chan struct{}
 	next  http.Handler
@@ -65,6 +72,12 @@ type gate struct {
 
 // ServeHTTP implements http.Handler.
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	now := time.Now()
+	_ = rc.SetReadDeadline(now.Add(admissionReadTimeout))
+	_ = rc.SetWriteDeadline(now.Add(admissionWriteTimeout))
+	body := r.Body
+	defer drain(body)
 	if r.ContentLength > MaxAdmissionBodyBytes {
 		http.Error(w, fmt.Sprintf("admission review of %d bytes; the operator reads at most %d (an object and an "+
 			"oldObject of at most %d each)", r.ContentLength, MaxAdmissionBodyBytes, MaxFlowSchemaBytes),
@@ -80,10 +93,12 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-g.slots }()
-	rc := http.NewResponseController(w)
-	now := time.Now()
-	_ = rc.SetReadDeadline(now.Add(admissionReadTimeout))
-	_ = rc.SetWriteDeadline(now.Add(admissionWriteTimeout))
-	r.Body = http.MaxBytesReader(w, r.Body, MaxAdmissionBodyBytes)
+	r.Body = http.MaxBytesReader(w, body, MaxAdmissionBodyBytes)
 	g.next.ServeHTTP(w, r)
+}
+
+// drain reads and discards what is left of a body, at most maxDrainBytes (within the read
+// deadline), so that a caller still sending it gets to read the answer instead of a reset.
+func drain(body io.Reader) {
+	_, _ = io.CopyN(io.Discard, body, maxDrainBytes)
 }

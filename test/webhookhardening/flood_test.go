@@ -60,7 +60,7 @@ func TestFlood(t *testing.T) {
 	client := floodClient(t)
 	defer client.CloseIdleConnections()
 
-	statuses := make([]int, floodCallers)
+	statuses := make([]string, floodCallers)
 	errs := make([]error, floodCallers)
 	var start, done sync.WaitGroup
 	start.Add(1)
@@ -82,7 +82,7 @@ func TestFlood(t *testing.T) {
 			t.Errorf("caller %d (%s) got no answer: %v", i, kind, errs[i])
 			continue
 		}
-		counts[fmt.Sprintf("%s: HTTP %d", kind, statuses[i])]++
+		counts[fmt.Sprintf("%s: %s", kind, statuses[i])]++
 	}
 	if exited, exitErr := operator.Exited(); exited {
 		t.Fatalf("the operator exited during the flood (%v):\n%s", exitErr, operator.ReadLog())
@@ -101,19 +101,21 @@ func TestFlood(t *testing.T) {
 	}
 }
 
-// floodCall sends one adversarial admission and returns the HTTP status of its answer; a 429
-// is retried twice after its Retry-After.
-func floodCall(c *http.Client, kind floodKind, bodies map[floodKind][]byte) (int, error) {
+// floodCall sends one adversarial admission and returns its answer: "admitted", "denied" (an
+// AdmissionReview that refuses) or "HTTP <status>"; a 429 is retried twice after its
+// Retry-After.
+func floodCall(c *http.Client, kind floodKind, bodies map[floodKind][]byte) (string, error) {
 	for attempt := 0; ; attempt++ {
-		status, retryAfter, err := floodOnce(c, kind, bodies[kind])
-		if err != nil || status != http.StatusTooManyRequests || attempt == 2 {
-			return status, err
+		answer, retryAfter, err := floodOnce(c, kind, bodies[kind])
+		if err != nil || retryAfter == 0 || attempt == 2 {
+			return answer, err
 		}
 		time.Sleep(retryAfter)
 	}
 }
 
-func floodOnce(c *http.Client, kind floodKind, body []byte) (int, time.Duration, error) {
+// floodOnce sends one admission; retryAfter is set on a 429 only.
+func floodOnce(c *http.Client, kind floodKind, body []byte) (answer string, retryAfter time.Duration, err error) {
 	var r io.Reader = bytes.NewReader(body)
 	length := int64(len(body))
 	switch kind {
@@ -124,18 +126,34 @@ func floodOnce(c *http.Client, kind floodKind, body []byte) (int, time.Duration,
 	}
 	req, err := http.NewRequest(http.MethodPost, "https://"+webhookAddr+webhooks.FlowSchemaPath, r)
 	if err != nil {
-		return 0, 0, err
+		return "", 0, err
 	}
 	req.ContentLength = length
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, 0, err
+		return "", 0, err
 	}
 	defer func() { _ = resp.Body.Close() }()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	seconds, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-	return resp.StatusCode, time.Duration(max(seconds, 1)) * time.Second, nil
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", 0, err
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		var review admissionv1.AdmissionReview
+		if err := json.Unmarshal(raw, &review); err != nil || review.Response == nil {
+			return "", 0, fmt.Errorf("HTTP 200 without an AdmissionReview response (%v): %.200s", err, raw)
+		}
+		if review.Response.Allowed {
+			return "admitted", 0, nil
+		}
+		return "denied", 0, nil
+	case http.StatusTooManyRequests:
+		seconds, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+		return "HTTP 429", time.Duration(max(seconds, 1)) * time.Second, nil
+	}
+	return fmt.Sprintf("HTTP %d", resp.StatusCode), 0, nil
 }
 
 // stalled is a body that sends nothing more until the test ends.
