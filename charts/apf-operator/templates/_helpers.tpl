@@ -117,7 +117,8 @@ apf-operator.flowcontrol.apf-operator.io
 {{- /*
 apf-operator.webhookPeers: the NetworkPolicyPeers that may reach the webhook port, as JSON:
 webhook.networkPolicy.from, or else kube-apiserver's addresses from the Endpoints
-default/kubernetes (lookup: empty under helm template and client dry runs); [] when unknown.
+default/kubernetes and, where it runs, the konnectivity-agent's pods in kube-system (lookup:
+empty under helm template and client dry runs); [] when unknown.
 */}}
 {{- define "apf-operator.webhookPeers" -}}
 {{- $np := .Values.webhook.networkPolicy -}}
@@ -130,6 +131,15 @@ default/kubernetes (lookup: empty under helm template and client dry runs); [] w
 {{- range (.addresses | default list) -}}
 {{- $bits := ternary "128" "32" (contains ":" .ip) -}}
 {{- $peers = append $peers (dict "ipBlock" (dict "cidr" (printf "%s/%s" .ip $bits))) -}}
+{{- end -}}
+{{- end -}}
+{{- /* kube-apiserver reaches pods through konnectivity's agents where they run (GKE, AKS, kubeadm with a konnectivity server) */ -}}
+{{- if $peers -}}
+{{- range $kind := list "Deployment" "DaemonSet" -}}
+{{- $agent := lookup "apps/v1" $kind "kube-system" "konnectivity-agent" -}}
+{{- with $agent.spec -}}
+{{- $peers = append $peers (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" "kube-system")) "podSelector" (dict "matchLabels" .selector.matchLabels)) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
