@@ -77,7 +77,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(now.Add(admissionReadTimeout))
 	_ = rc.SetWriteDeadline(now.Add(admissionWriteTimeout))
 	body := r.Body
-	defer drain(body)
+	defer drain(rc, body)
 	if r.ContentLength > MaxAdmissionBodyBytes {
 		http.Error(w, fmt.Sprintf("admission review of %d bytes; the operator reads at most %d (an object and an "+
 			"oldObject of at most %d each)", r.ContentLength, MaxAdmissionBodyBytes, MaxFlowSchemaBytes),
@@ -93,12 +93,16 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-g.slots }()
-	r.Body = http.MaxBytesReader(w, body, MaxAdmissionBodyBytes)
+	// The handler may close its body; the original stays open for drain, so that the server
+	// does not cut the connection while the caller is still sending.
+	r.Body = io.NopCloser(http.MaxBytesReader(w, body, MaxAdmissionBodyBytes))
 	g.next.ServeHTTP(w, r)
 }
 
-// drain reads and discards what is left of a body, at most maxDrainBytes (within the read
-// deadline), so that a caller still sending it gets to read the answer instead of a reset.
-func drain(body io.Reader) {
+// drain sends the answer, then reads and discards what is left of the body, at most
+// maxDrainBytes within the read deadline, so that a caller still sending gets to read the
+// answer instead of a reset connection.
+func drain(rc *http.ResponseController, body io.Reader) {
+	_ = rc.Flush()
 	_, _ = io.CopyN(io.Discard, body, maxDrainBytes)
 }
