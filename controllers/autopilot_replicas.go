@@ -138,7 +138,7 @@ func (s *replicaSource) getterFor(addr string) (apfmetrics.Getter, error) {
 	}
 	c := dc.RESTClient()
 	return func(ctx context.Context, path string) ([]byte, error) {
-		return c.Get().AbsPath(path).SetHeader("Accept", "text/plain").DoRaw(ctx)
+		return apfmetrics.Fetch(ctx, c.Get().AbsPath(path).SetHeader("Accept", "text/plain"), path)
 	}, nil
 }
 

@@ -22,7 +22,7 @@ func newProjectionMetrics(reg prometheus.Registerer) (*projectionMetrics, error)
 		}, []string{"kind", "state"}),
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "apf_operator_projection_writes_total",
-			Help: "Writes of native flowcontrol objects, by native kind, operation (apply, delete) and result.",
+			Help: "Writes of native flowcontrol objects, by native kind, operation (create, apply, delete) and result.",
 		}, []string{"kind", "operation", "result"}),
 	}
 	if err := reconcileutil.RegisterAll(reg, m.objects, m.writes); err != nil {

@@ -59,7 +59,7 @@ func newSeatReader(cfg *rest.Config) (*seatReader, error) {
 	}
 	c := dc.RESTClient()
 	return &seatReader{fetch: func(ctx context.Context) ([]byte, error) {
-		return c.Get().AbsPath("/metrics").SetHeader("Accept", "text/plain").DoRaw(ctx)
+		return apfmetrics.Fetch(ctx, c.Get().AbsPath(apfmetrics.MetricsPath).SetHeader("Accept", "text/plain"), apfmetrics.MetricsPath)
 	}}, nil
 }
 

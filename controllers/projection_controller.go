@@ -8,9 +8,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,12 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/nativewrite"
 	"github.com/apf-operator/apf-operator/controllers/internal/reconcileutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
 // The projection (enforcement native) reads kube-apiserver's native flowcontrol objects and
-// writes only its own, with server-side apply (patch; create for the first apply).
+// writes only its own: created when missing (failing on one that appeared meanwhile), then
+// server-side applied at the resourceVersion read (patch).
 // +kubebuilder:rbac:groups=flowcontrol.apiserver.k8s.io,resources=prioritylevelconfigurations;flowschemas,verbs=get;list;watch;create;patch;delete
 
 // projectionKey is the one request the projector handles: every event maps to it, so the
@@ -81,7 +80,7 @@ func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 		if levelUpToDate(desired, snap.livePLCs[desired.Name]) {
 			return nil
 		}
-		return p.apply(ctx, desired.DeepCopy(), native.KindRequestPriority)
+		return p.apply(ctx, desired.DeepCopy(), resourceVersionOf(snap.livePLCs[desired.Name]), native.KindRequestPriority)
 	})
 	errs = append(errs, p.each(len(plan.Donors), func(i int) error {
 		return patchDonor(ctx, p.client, snap.livePLCs[plan.Donors[i].Name], &plan.Donors[i])
@@ -96,7 +95,7 @@ func (p *projector) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.Re
 			return nil
 		}
 		start, obj := time.Now(), desired.DeepCopy()
-		if err := p.apply(ctx, obj, native.KindFlowSchema); err != nil {
+		if err := p.apply(ctx, obj, resourceVersionOf(snap.liveFSs[desired.Name]), native.KindFlowSchema); err != nil {
 			return err
 		}
 		p.inFlight.record(obj, start)
@@ -130,44 +129,61 @@ func (p *projector) each(n int, write func(i int) error) []error {
 	return errs
 }
 
-// apply writes one native object with server-side apply. A failure is reported as a Warning
-// event on the object it was projected from, and retried with back-off.
-func (p *projector) apply(ctx context.Context, obj client.Object, kind string) error {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return err
+// apply writes one native object: created when the snapshot has none (liveRV ""), else
+// applied at the snapshot's resourceVersion (nativewrite). A failure is reported as a Warning
+// event on the object it was projected from, and retried with back-off; a failed
+// precondition waits for the next snapshot.
+func (p *projector) apply(ctx context.Context, obj client.Object, liveRV, kind string) error {
+	nativeKind, verb := obj.GetObjectKind().GroupVersionKind().Kind, "apply"
+	var wrote bool
+	var err error
+	if liveRV == "" {
+		verb = "create"
+		wrote, err = nativewrite.Create(ctx, p.client, obj)
+	} else {
+		wrote, err = nativewrite.Apply(ctx, p.client, obj, liveRV)
 	}
-	delete(u, "status")
-	unstructured.RemoveNestedField(u, "metadata", "creationTimestamp")
-	applied := &unstructured.Unstructured{Object: u}
-	err = p.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
-		client.FieldOwner(native.FieldManager), client.ForceOwnership)
-	p.metrics.writes.WithLabelValues(obj.GetObjectKind().GroupVersionKind().Kind, "apply", result(err)).Inc()
+	p.metrics.writes.WithLabelValues(nativeKind, verb, result(err)).Inc()
 	if err != nil {
 		p.warn(obj, kind, err)
-		return fmt.Errorf("applying %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
+		return fmt.Errorf("writing (%s) %s %s: %w", verb, nativeKind, obj.GetName(), err)
 	}
-	p.pending.Expect(applied)
+	if !wrote {
+		logf.FromContext(ctx).Info("Native object changed since the snapshot: not written", "kind", nativeKind,
+			"name", obj.GetName(), "write", verb)
+		return nil
+	}
+	p.pending.Expect(obj)
 	p.snapshots.projected.record(time.Now())
-	logf.FromContext(ctx).Info("Applied native object", "kind", obj.GetObjectKind().GroupVersionKind().Kind,
-		"name", obj.GetName(), "source", obj.GetAnnotations()[flowv1.AnnotationSource])
+	logf.FromContext(ctx).Info("Wrote native object", "kind", nativeKind, "name", obj.GetName(), "write", verb,
+		"source", obj.GetAnnotations()[flowv1.AnnotationSource])
 	return nil
 }
 
-// delete removes an owned native object, only if it is still the version the plan saw.
+// resourceVersionOf is the resourceVersion of a live object of the snapshot, "" when absent.
+func resourceVersionOf[T any, P interface {
+	*T
+	client.Object
+}](live P) string {
+	if live == nil {
+		return ""
+	}
+	return live.GetResourceVersion()
+}
+
+// delete removes an owned native object, only if it is still the version the plan saw
+// (nativewrite.Delete).
 func (p *projector) delete(ctx context.Context, obj client.Object) error {
-	uid, rv := obj.GetUID(), obj.GetResourceVersion()
-	err := p.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &rv})
+	deleted, err := nativewrite.Delete(ctx, p.client, obj)
 	kind := native.KindOf(obj)
 	p.metrics.writes.WithLabelValues(kind, "delete", result(err)).Inc()
-	if err != nil && !apierrors.IsNotFound(err) {
-		if apierrors.IsConflict(err) {
-			return nil // changed since the plan: its event triggers a new one
-		}
+	if err != nil {
 		return fmt.Errorf("deleting %s %s: %w", kind, obj.GetName(), err)
 	}
-	logf.FromContext(ctx).Info("Deleted native object whose source is gone", "kind", kind, "name", obj.GetName(),
-		"source", obj.GetAnnotations()[flowv1.AnnotationSource])
+	if deleted {
+		logf.FromContext(ctx).Info("Deleted native object whose source is gone", "kind", kind, "name", obj.GetName(),
+			"source", obj.GetAnnotations()[flowv1.AnnotationSource])
+	}
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/controllers/internal/nativewrite"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -85,21 +85,16 @@ func (p *nativePruner) Reconcile(ctx context.Context, _ reconcile.Request) (reco
 	return reconcile.Result{}, errors.Join(errs...)
 }
 
-// delete removes one owned native object, only if it is still the version listed.
+// delete removes one owned native object, only if it is still the version listed
+// (nativewrite.Delete: the operator's names, label and annotation, UID and resourceVersion).
 func (p *nativePruner) delete(ctx context.Context, obj client.Object) error {
-	if !native.Owned(obj) {
-		return nil // labelled by someone else, without the operator's source annotation
-	}
-	uid, rv := obj.GetUID(), obj.GetResourceVersion()
-	err := p.client.Delete(ctx, obj, client.Preconditions{UID: &uid, ResourceVersion: &rv})
-	switch {
-	case err == nil:
-		logf.FromContext(ctx).Info("Deleted native object: enforcement is none", "kind", native.KindOf(obj),
-			"name", obj.GetName(), "source", obj.GetAnnotations()[flowv1.AnnotationSource])
-		return nil
-	case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-		return nil // gone, or changed: its event brings the next pass
-	default:
+	deleted, err := nativewrite.Delete(ctx, p.client, obj)
+	if err != nil {
 		return fmt.Errorf("deleting %s %s: %w", native.KindOf(obj), obj.GetName(), err)
 	}
+	if deleted {
+		logf.FromContext(ctx).Info("Deleted native object: enforcement is none", "kind", native.KindOf(obj),
+			"name", obj.GetName(), "source", obj.GetAnnotations()[flowv1.AnnotationSource])
+	}
+	return nil
 }

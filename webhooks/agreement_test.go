@@ -95,7 +95,10 @@ func requestPriorityAgreementCases() []rpCase {
 		{"zero hand", q(6100, n(10), n(8), n(0), n(50)), crd},
 		{"hand above 64", q(6100, n(10), n(4096), n(65), n(50)), crd},
 		{"hand over 2^60", q(6100, n(10), n(64), n(12), n(50)), webhookOnly},
-		{"hand over 2^60 with many queues", q(6100, n(10), n(4096), n(6), n(50)), webhookOnly},
+		{"hand over 2^60 with many queues", q(6100, n(10), n(4096), n(6), n(8)), webhookOnly},
+		{"queued at the bound", q(6100, n(10), n(128), n(6), n(256)), accepted},
+		{"queued above the bound", q(6100, n(10), n(128), n(6), n(257)), crd},
+		{"fields' maxima queue 409.6 million", q(6100, n(10), n(4096), n(2), n(100000)), crd},
 	}, bindingAgreementCases(q)...)
 }
 

@@ -31,8 +31,8 @@ func flowSchemaWebhook(scheme *runtime.Scheme, v *FlowSchemaValidator) *admissio
 	return w
 }
 
-// sizeLimit denies a request whose object is larger than limit bytes, unread; it passes every
-// other request to next.
+// sizeLimit denies a request whose object or oldObject is larger than limit bytes, undecoded;
+// it passes every other request to next.
 type sizeLimit struct {
 	limit int
 	kind  string
@@ -46,6 +46,12 @@ func (s sizeLimit) Handle(ctx context.Context, req admission.Request) admission.
 			"%s %q is %d bytes; this webhook admits at most %d (1 MiB): split its match into several %ss "+
 				"(a native FlowSchema, which kube-apiserver stores in etcd, must stay far smaller)",
 			s.kind, req.Name, n, s.limit, s.kind))
+	}
+	if n := len(req.OldObject.Raw); n > s.limit {
+		// Stored while no webhook checked it (an outage, or before the chart's webhook existed).
+		return admission.Errored(http.StatusRequestEntityTooLarge, fmt.Errorf(
+			"the stored %s %q (oldObject) is %d bytes; this webhook decodes at most %d (1 MiB): delete it and "+
+				"create several smaller %ss instead of updating it", s.kind, req.Name, n, s.limit, s.kind))
 	}
 	return s.next.Handle(ctx, req)
 }

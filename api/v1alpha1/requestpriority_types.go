@@ -22,6 +22,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.queuesPerWidth) || self.queuesPerWidth <= 1 || has(self.handSize)",message="required when queuesPerWidth > 1: set it (for example 6), or set queuesPerWidth to 1",fieldPath=".handSize",reason="FieldValueRequired"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || (has(self.queuesPerWidth) && self.queuesPerWidth > 1)",message="allowed only when queuesPerWidth > 1 (one queue has no hand to deal): remove handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueForbidden"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.handSize) || !has(self.queuesPerWidth) || self.handSize <= self.queuesPerWidth",message="must not exceed queuesPerWidth: lower handSize or raise queuesPerWidth",fieldPath=".handSize",reason="FieldValueInvalid"
+// +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.queuesPerWidth) || !has(self.queueLengthLimit) || self.queuesPerWidth * self.queueLengthLimit <= 32768",message="queuesPerWidth × queueLengthLimit must be at most 32768 requests waiting per width: a level that holds more never sheds load; lower queueLengthLimit or queuesPerWidth (kube-apiserver's suggested levels use 64-128 queues of 50)",fieldPath=".queueLengthLimit",reason="FieldValueInvalid"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel != 0 || !has(self.autopilot)",message="priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove autopilot, or use a priorityLevel above 0",fieldPath=".autopilot",reason="FieldValueForbidden"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.autopilot) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares != 0",message="must be above 0 with autopilot (it moves shares between levels that have some): set it within [autopilot.minShares, autopilot.maxShares], or remove autopilot",fieldPath=".assuredConcurrencyShares",reason="FieldValueInvalid"
 // +kubebuilder:validation:XValidation:rule="self.priorityLevel == 0 || !has(self.autopilot) || !has(self.assuredConcurrencyShares) || self.assuredConcurrencyShares <= 0 || self.assuredConcurrencyShares > 100000 || self.autopilot.minShares > self.autopilot.maxShares || self.autopilot.minShares <= self.assuredConcurrencyShares",message="must be at most assuredConcurrencyShares, the configured shares the autopilot starts from and restores: lower minShares, or raise assuredConcurrencyShares",fieldPath=".autopilot.minShares",reason="FieldValueInvalid"
@@ -75,7 +76,8 @@ type RequestPrioritySpec struct {
 
 	// queueLengthLimit is the most requests that may wait in one queue; a request arriving at
 	// a full queue is rejected with HTTP 429. Required when priorityLevel > 0, forbidden at 0.
-	// Range 1 to 100,000.
+	// Range 1 to 100,000, and queuesPerWidth × queueLengthLimit at most 32,768 (the requests
+	// that may wait per width, five times kube-apiserver's largest suggested level).
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100000

@@ -599,7 +599,9 @@ func filterTest(c chooser, f flowv1.RequestField) flowv1.AtomicTest {
 func requestPriority(name string, level, queues, hand int32) flowv1.RequestPriority {
 	spec := flowv1.RequestPrioritySpec{PriorityLevel: level}
 	if level != 0 {
-		spec.AssuredConcurrencyShares, spec.QueuesPerWidth, spec.QueueLengthLimit = ptr.To[int32](10), ptr.To(queues), ptr.To[int32](50)
+		// 50 a queue, fewer past validation's bound on queued requests (rp-wide's 1,025 queues).
+		length := min(50, validation.MaxQueuedPerWidth/max(queues, 1))
+		spec.AssuredConcurrencyShares, spec.QueuesPerWidth, spec.QueueLengthLimit = ptr.To[int32](10), ptr.To(queues), ptr.To(length)
 		if queues > 1 {
 			spec.HandSize = ptr.To(hand)
 		}

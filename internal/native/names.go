@@ -3,6 +3,7 @@ package native
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,6 +75,19 @@ func Source(kind, name string) string { return kind + "/" + name }
 func Owned(obj metav1.Object) bool {
 	return obj.GetLabels()[flowv1.LabelManagedBy] == flowv1.ManagedByValue &&
 		obj.GetAnnotations()[flowv1.AnnotationSource] != ""
+}
+
+// OwnedName reports whether name is one the projection gives its objects: it starts with
+// "apf-" (an API object's projection) or "apf." (a backstop's, the operator's route).
+func OwnedName(name string) bool {
+	return strings.HasPrefix(name, objectPrefix) || strings.HasPrefix(name, backstopPrefix)
+}
+
+// Deletable reports whether the operator may delete a native object: it is Owned and has one
+// of the projection's names. A label and annotation copied onto an administrator's object (or
+// an object of another name created by hand from a projected one) never make it deletable.
+func Deletable(obj metav1.Object) bool {
+	return Owned(obj) && OwnedName(obj.GetName())
 }
 
 func ownedMeta(name, kind, source string) metav1.ObjectMeta {

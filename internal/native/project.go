@@ -309,7 +309,8 @@ func typeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: flowcontrolv1.SchemeGroupVersion.String(), Kind: kind}
 }
 
-// findStale lists the owned native objects the plan no longer holds.
+// findStale lists the owned native objects the plan no longer holds, among those with the
+// projection's names only (Deletable).
 func (pr *projector) findStale() {
 	keepPLC := map[string]bool{}
 	for _, p := range pr.plan.PriorityLevels {
@@ -320,12 +321,12 @@ func (pr *projector) findStale() {
 		keepFS[f.Name] = true
 	}
 	for name, obj := range pr.plcs {
-		if Owned(obj) && !keepPLC[name] {
+		if Deletable(obj) && !keepPLC[name] {
 			pr.plan.StalePriorityLevels = append(pr.plan.StalePriorityLevels, name)
 		}
 	}
 	for name, obj := range pr.fss {
-		if Owned(obj) && !keepFS[name] {
+		if Deletable(obj) && !keepFS[name] {
 			pr.plan.StaleFlowSchemas = append(pr.plan.StaleFlowSchemas, name)
 		}
 	}

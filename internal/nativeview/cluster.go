@@ -60,7 +60,7 @@ func FromCluster(ctx context.Context, cs kubernetes.Interface) (*View, error) {
 		v.SeatsError = fmt.Errorf("no REST client to read kube-apiserver's /metrics")
 		return v, nil
 	}
-	body, err := rc.Get().AbsPath(apfmetrics.MetricsPath).DoRaw(ctx)
+	body, err := apfmetrics.Fetch(ctx, rc.Get().AbsPath(apfmetrics.MetricsPath), apfmetrics.MetricsPath)
 	if err != nil {
 		v.SeatsError = fmt.Errorf("reading kube-apiserver's /metrics: %w", err)
 		return v, nil

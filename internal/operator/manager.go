@@ -22,6 +22,7 @@ import (
 	"github.com/apf-operator/apf-operator/controllers"
 	"github.com/apf-operator/apf-operator/internal/eventratelimit"
 	"github.com/apf-operator/apf-operator/internal/managerbase"
+	"github.com/apf-operator/apf-operator/webhooks"
 )
 
 // Run builds the operator for cfg with New and runs it until ctx ends.
@@ -113,9 +114,10 @@ func (o *Options) webhookServer() (webhook.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	server := webhook.NewServer(webhook.Options{
+	// Every webhook behind one bound on concurrent admissions and review size (webhooks.Gate).
+	server := webhooks.Gate(webhook.NewServer(webhook.Options{
 		Host: o.Testing.WebhookHost, Port: o.Webhooks.Port, CertDir: o.Webhooks.CertDir, TLSOpts: tlsOpts,
-	})
+	}))
 	if o.Testing.WrapWebhookServer != nil {
 		server = o.Testing.WrapWebhookServer(server)
 	}

@@ -12,8 +12,8 @@ import (
 
 // RequestPrioritySpec checks a RequestPriority spec on its own: the level's range, the queuing
 // fields a level takes (none at the exempt level 0; shares, queuesPerWidth and
-// queueLengthLimit above it), handSize (required iff queuesPerWidth > 1) and the shuffle
-// sharding limit ff(queuesPerWidth, handSize) < 2^60. fldPath is the path of the spec.
+// queueLengthLimit above it), the bound on queuesPerWidth × queueLengthLimit, handSize
+// (required iff queuesPerWidth > 1) and the shuffle sharding limit ff(queuesPerWidth, handSize) < 2^60. fldPath is the path of the spec.
 func RequestPrioritySpec(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) field.ErrorList {
 	if spec == nil {
 		return field.ErrorList{field.Required(fldPath, "spec is required: set at least priorityLevel")}
@@ -68,6 +68,7 @@ func queuingFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) fiel
 	errs = append(errs, optionalInRange(spec.LendablePercent, fldPath.Child("lendablePercent"), 0, MaxLendablePercent)...)
 	errs = append(errs, optionalInRange(spec.BorrowingLimitPercent, fldPath.Child("borrowingLimitPercent"),
 		0, MaxBorrowingLimitPercent)...)
+	errs = append(errs, queueCapacity(spec, fldPath)...)
 	errs = append(errs, handSize(spec, fldPath)...)
 	errs = append(errs, bindings(spec, fldPath)...)
 	return append(errs, autopilotBounds(spec, fldPath)...)

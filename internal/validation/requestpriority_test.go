@@ -84,7 +84,7 @@ func TestRequestPrioritySpec(t *testing.T) {
 		}), field.ErrorList{field.Invalid(specPath.Child("handSize"), int32(12),
 			"ff(queuesPerWidth=64, handSize=12) = 1573144097507348889600 >= 2^60 = 1152921504606846976; lower handSize (at most 10 with queuesPerWidth 64) or queuesPerWidth")}},
 		{"hand of 64 over 4096 queues", with(func(s *v1alpha1.RequestPrioritySpec) {
-			s.QueuesPerWidth, s.HandSize = ptr.To[int32](4096), ptr.To[int32](64)
+			s.QueuesPerWidth, s.HandSize, s.QueueLengthLimit = ptr.To[int32](4096), ptr.To[int32](64), ptr.To[int32](8)
 		}), field.ErrorList{field.Invalid(specPath.Child("handSize"), int32(64), "ff(queuesPerWidth=4096, handSize=64)")}},
 		{"valid lending and borrowing", with(func(s *v1alpha1.RequestPrioritySpec) {
 			s.LendablePercent, s.BorrowingLimitPercent = ptr.To[int32](100), ptr.To[int32](250)

@@ -91,6 +91,8 @@ func TestCRDRejectsInvalidObjects(t *testing.T) {
 			"spec.lendablePercent: Forbidden: priorityLevel 0 is the exempt level and takes no queuing or borrowing fields"},
 		{"lendable over 100", rp("c17", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, lendablePercent: 101}"),
 			"spec.lendablePercent: Invalid value: 101: spec.lendablePercent in body should be less than or equal to 100"},
+		{"too many queued requests", rp("c19", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 4096, handSize: 2, queueLengthLimit: 100000}"),
+			"spec.queueLengthLimit: Invalid value: queuesPerWidth × queueLengthLimit must be at most 32768"},
 		{"negative borrowing limit", rp("c18", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: -1}"),
 			"spec.borrowingLimitPercent in body should be greater than or equal to 0"},
 

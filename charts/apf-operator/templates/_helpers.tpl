@@ -113,3 +113,45 @@ apf-operator.flowcontrol.apf-operator.io
 {{- define "apf-operator.webhookDNSName" -}}
 {{- printf "%s.%s.svc" (include "apf-operator.webhookServiceName" .) .Release.Namespace }}
 {{- end }}
+
+{{- /*
+apf-operator.webhookPeers: the NetworkPolicyPeers that may reach the webhook port, as JSON:
+webhook.networkPolicy.from, or else kube-apiserver's addresses from the Endpoints
+default/kubernetes and, where it runs, the konnectivity-agent's pods in kube-system (lookup:
+empty under helm template and client dry runs); [] when unknown.
+*/}}
+{{- define "apf-operator.webhookPeers" -}}
+{{- $np := .Values.webhook.networkPolicy -}}
+{{- $peers := list -}}
+{{- if $np.from -}}
+{{- $peers = $np.from -}}
+{{- else -}}
+{{- $ep := lookup "v1" "Endpoints" "default" "kubernetes" -}}
+{{- range ($ep.subsets | default list) -}}
+{{- range (.addresses | default list) -}}
+{{- $bits := ternary "128" "32" (contains ":" .ip) -}}
+{{- $peers = append $peers (dict "ipBlock" (dict "cidr" (printf "%s/%s" .ip $bits))) -}}
+{{- end -}}
+{{- end -}}
+{{- /* kube-apiserver reaches pods through konnectivity's agents where they run (GKE, AKS, kubeadm with a konnectivity server) */ -}}
+{{- if $peers -}}
+{{- range $kind := list "Deployment" "DaemonSet" -}}
+{{- $agent := lookup "apps/v1" $kind "kube-system" "konnectivity-agent" -}}
+{{- with $agent.spec -}}
+{{- $peers = append $peers (dict "namespaceSelector" (dict "matchLabels" (dict "kubernetes.io/metadata.name" "kube-system")) "podSelector" (dict "matchLabels" .selector.matchLabels)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $peers -}}
+{{- end -}}
+
+{{- /*
+apf-operator.webhookProtected: "true" when a caller check guards the webhook port: the
+client-CA check, or a NetworkPolicy with known peers; "" otherwise.
+*/}}
+{{- define "apf-operator.webhookProtected" -}}
+{{- $ca := or .Values.webhook.clientCA.configMapName .Values.webhook.clientCA.secretName -}}
+{{- $np := and .Values.webhook.networkPolicy.enabled (gt (len (include "apf-operator.webhookPeers" . | fromJsonArray)) 0) -}}
+{{- if or $ca $np }}true{{ end -}}
+{{- end -}}

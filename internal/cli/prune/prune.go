@@ -152,19 +152,24 @@ func Prune(ctx context.Context, c client.Client, dryRun DryRun, out io.Writer) e
 // pruneOne deletes one object the operator owns (or not, as dryRun says) and writes its line.
 func pruneOne(ctx context.Context, c client.Client, obj client.Object, dryRun DryRun, out io.Writer) error {
 	kind := native.KindOf(obj)
-	if !native.Owned(obj) {
-		return nil // labelled by someone else, without the operator's source annotation
+	if !native.Deletable(obj) {
+		return nil // not the operator's: no source annotation, or a name the projection never gives
 	}
 	verb := "deleted"
-	var opts []client.DeleteOption
+	uid, rv := obj.GetUID(), obj.GetResourceVersion()
+	// Only the object as listed: one re-created or changed since is left alone.
+	opts := []client.DeleteOption{client.Preconditions{UID: &uid, ResourceVersion: &rv}}
 	switch dryRun {
 	case DryRunClient:
 		fmt.Fprintf(out, "would delete %s %s (from %s)\n", kind, obj.GetName(), obj.GetAnnotations()[flowv1.AnnotationSource])
 		return nil
 	case DryRunServer:
-		verb, opts = "deleted (server dry run)", []client.DeleteOption{client.DryRunAll}
+		verb, opts = "deleted (server dry run)", append(opts, client.DryRunAll)
 	}
-	if err := c.Delete(ctx, obj, opts...); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.Delete(ctx, obj, opts...); apierrors.IsConflict(err) {
+		fmt.Fprintf(out, "skipped %s %s: changed since it was listed\n", kind, obj.GetName())
+		return nil
+	} else if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s: %w", kind, obj.GetName(), err)
 	}
 	fmt.Fprintf(out, "%s %s %s (from %s)\n", verb, kind, obj.GetName(), obj.GetAnnotations()[flowv1.AnnotationSource])

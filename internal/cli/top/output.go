@@ -55,7 +55,7 @@ func writeTable(out io.Writer, r *Report, limit int) error {
 		line(&b, "NOTE: "+r.ReplicaNote)
 	}
 	for _, w := range r.Warnings {
-		line(&b, "WARNING: "+w)
+		wrapped(&b, "WARNING: "+w)
 	}
 	b.WriteByte('\n')
 	rows := make([][]string, 0, len(r.Levels))
@@ -72,6 +72,9 @@ func writeTable(out io.Writer, r *Report, limit int) error {
 	table(&b, schemaColumns, rows)
 	b.WriteByte('\n')
 	line(&b, "FLOWS QUEUED OR EXECUTING NOW")
+	if r.FlowsMissing != "" && len(r.Flows) == 0 {
+		wrapped(&b, "(not shown: "+r.FlowsMissing+")")
+	}
 	rows = rows[:0]
 	for _, f := range firstN(r.Flows, limit) {
 		rows = append(rows, []string{f.FlowSchema, short(f.Source), orDash(f.Distinguisher), orDash(strings.Join(f.Users, ",")),
@@ -134,6 +137,26 @@ func tableRow(b *strings.Builder, widths []int, cells []string) {
 func line(b *strings.Builder, s string) {
 	b.WriteString(truncate(s, maxWidth))
 	b.WriteByte('\n')
+}
+
+// wrapped writes s as lines of at most maxWidth columns, broken at spaces (a word longer
+// than a line is cut), the continuation lines indented by two spaces.
+func wrapped(b *strings.Builder, s string) {
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(word) <= maxWidth:
+			cur += " " + word
+		default:
+			line(b, cur)
+			cur = "  " + word
+		}
+	}
+	if cur != "" {
+		line(b, cur)
+	}
 }
 
 // truncate cuts s to n characters, ending it with "…" when cut.

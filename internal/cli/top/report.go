@@ -30,6 +30,9 @@ type Report struct {
 	// Flows are the flows (FlowSchema and distinguisher) with requests queued or executing at
 	// the second read, most queued first.
 	Flows []Flow `json:"flows"`
+	// FlowsMissing says why Flows is empty because the debug endpoint could not be read (for
+	// example with the narrow role apf-top-metrics); "" when it was read.
+	FlowsMissing string `json:"flowsMissing,omitempty"`
 	// Warnings are what could not be read (a forbidden debug endpoint, for example).
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 )
 
@@ -46,7 +48,8 @@ func collect(ctx context.Context, srcs []source, prev, cur *apfmetrics.Snapshot)
 	for _, src := range srcs {
 		raw, err := src.get(ctx, apfmetrics.DumpRequestsPath+"?includeRequestDetails=1")
 		if err != nil {
-			r.Warnings = append(r.Warnings, "no flows from "+src.server()+": "+err.Error())
+			r.FlowsMissing = flowsMissing(err)
+			r.Warnings = append(r.Warnings, "no flows from "+src.server()+": "+r.FlowsMissing)
 			continue
 		}
 		rows = append(rows, apfmetrics.ParseDump(raw)...)
@@ -81,4 +84,14 @@ func replicaNote(srcs []source, announced int, err error) string {
 			"this view is of the one that answered (--replica-servers reads each and sums them)", announced)
 	}
 	return ""
+}
+
+// flowsMissing says which columns a failed read of the requests' dump leaves out, and why.
+func flowsMissing(err error) string {
+	if apierrors.IsForbidden(err) {
+		return "the FLOWS table (DISTINGUISHER, USERS, QUEUED, EXEC) is not shown: reading " + apfmetrics.DumpRequestsPath +
+			" is forbidden, which the narrow role apf-top-metrics leaves out on purpose (it lists each in-flight " +
+			"request's user and path; docs/top.md, Permissions); the levels and FlowSchemas, from /metrics, are complete"
+	}
+	return "the FLOWS table is not shown: " + err.Error()
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 )
@@ -228,5 +230,36 @@ func TestReplicaServersMustBeHTTPS(t *testing.T) {
 	srcs, err := o.sources(&rest.Config{Host: "https://lb:6443", BearerToken: "t"})
 	if err != nil || len(srcs) != 2 || srcs[1].server() != "https://10.0.0.2:6443" {
 		t.Errorf("sources = %v, %v", srcs, err)
+	}
+}
+
+// TestNarrowRoleDegradesClearly: with the narrow role apf-top-metrics the debug endpoint is
+// forbidden; top still shows the levels and FlowSchemas, and says which columns are missing
+// and why, in the table (every line within 120 columns) and in JSON.
+func TestNarrowRoleDegradesClearly(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{}, "", errors.New(`User "viewer" cannot get path "/debug/api_priority_and_fairness/dump_requests"`))
+	src := func() *fakeSource {
+		return &fakeSource{metrics: []string{metricsWith(0, 0, 0), metricsWith(5, 10, 20)},
+			dumpErr: fmt.Errorf("GET dump: %w", forbidden)}
+	}
+	table := runOnce(t, src(), "table")
+	for _, want := range []string{"FLOWS table (DISTINGUISHER, USERS, QUEUED, EXEC) is not shown", "apf-top-metrics",
+		"user and path", "global-default", "(not shown: the FLOWS table"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, l := range strings.Split(table, "\n") {
+		if n := utf8.RuneCountInString(l); n > maxWidth {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+	var r Report
+	if err := json.Unmarshal([]byte(runOnce(t, src(), "json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.FlowsMissing, "apf-top-metrics") || len(r.Flows) != 0 || len(r.FlowSchemas) == 0 || len(r.Levels) == 0 {
+		t.Errorf("JSON: flowsMissing %q, %d flows, %d FlowSchemas, %d levels; want the reason, no flows, the rest",
+			r.FlowsMissing, len(r.Flows), len(r.FlowSchemas), len(r.Levels))
 	}
 }
