@@ -13,9 +13,10 @@ import (
 
 // inPool reports whether a RequestPriority belongs to the autopilot's pool: spec.autopilot is
 // set and the spec is valid (a spec that slipped past the webhook is Ready=False, not in
-// effect, and left out of the pool rather than holding it up).
+// effect, and left out of the pool rather than holding it up). A bound level (spec.nativeLevel)
+// is never in it: its shares are its native level's, which the autopilot never moves.
 func inPool(rp *flowv1.RequestPriority) bool {
-	return rp.Spec.Autopilot != nil && rp.DeletionTimestamp == nil &&
+	return rp.Spec.Autopilot != nil && rp.DeletionTimestamp == nil && !validation.Bound(&rp.Spec) &&
 		len(validation.RequestPrioritySpec(&rp.Spec, poolSpecPath)) == 0
 }
 

@@ -156,8 +156,8 @@ func (s *snapshot) rpProjection(name string) native.Result {
 	if !found {
 		return notInEffect()
 	}
-	if !res.Projected || res.NativeName == native.ExemptLevelName {
-		return res
+	if !res.Projected || res.NativeName == native.ExemptLevelName || res.Reason == flowv1.ReasonBound {
+		return res // nothing is written for the exempt level nor for a bound one
 	}
 	if levelUpToDate(s.planPLCs[res.NativeName], s.livePLCs[res.NativeName]) {
 		return res

@@ -74,7 +74,7 @@ func requestPriorityAgreementCases() []rpCase {
 			QueuesPerWidth: queues, HandSize: hand, QueueLengthLimit: limit}
 	}
 	n := ptr.To[int32]
-	return []rpCase{
+	return append([]rpCase{
 		{"valid queued", q(6100, n(10), n(64), n(6), n(50)), accepted},
 		{"valid single queue", q(6100, n(0), n(1), nil, n(1)), accepted},
 		{"valid largest hand", q(6100, n(10), n(64), n(10), n(50)), accepted},
@@ -96,6 +96,34 @@ func requestPriorityAgreementCases() []rpCase {
 		{"hand above 64", q(6100, n(10), n(4096), n(65), n(50)), crd},
 		{"hand over 2^60", q(6100, n(10), n(64), n(12), n(50)), webhookOnly},
 		{"hand over 2^60 with many queues", q(6100, n(10), n(4096), n(6), n(50)), webhookOnly},
+	}, bindingAgreementCases(q)...)
+}
+
+// bindingAgreementCases are the rules of nativeLevel (a bound level) and sharesFrom (a carved one).
+func bindingAgreementCases(q func(level int32, shares, queues, hand, limit *int32) v1alpha1.RequestPrioritySpec) []rpCase {
+	n := ptr.To[int32]
+	with := func(s v1alpha1.RequestPrioritySpec, mutate func(*v1alpha1.RequestPrioritySpec)) v1alpha1.RequestPrioritySpec {
+		mutate(&s)
+		return s
+	}
+	bound := func(s *v1alpha1.RequestPrioritySpec) { s.NativeLevel = "workload-high" }
+	carved := func(s *v1alpha1.RequestPrioritySpec) { s.SharesFrom = "workload-low" }
+	pilot := func(s *v1alpha1.RequestPrioritySpec) {
+		s.Autopilot = &v1alpha1.RequestPriorityAutopilot{MinShares: 5, MaxShares: 20}
+	}
+	return []rpCase{
+		{"bound without queuing fields", with(q(6100, nil, nil, nil, nil), bound), accepted},
+		{"bound with every field", with(q(6100, n(10), n(64), n(6), n(50)), bound), accepted},
+		{"bound with queues and no hand", with(q(6100, nil, n(8), nil, nil), bound), crd},
+		{"bound with a hand and no queues", with(q(6100, nil, nil, n(4), nil), bound), crd},
+		{"bound at level 0", with(q(0, nil, nil, nil, nil), bound), crd},
+		{"bound and carved", with(q(6100, n(10), nil, nil, nil), func(s *v1alpha1.RequestPrioritySpec) { bound(s); carved(s) }), crd},
+		{"bound with autopilot", with(q(6100, n(10), nil, nil, nil), func(s *v1alpha1.RequestPrioritySpec) { bound(s); pilot(s) }), crd},
+		{"bound to a bad name", with(q(6100, nil, nil, nil, nil), func(s *v1alpha1.RequestPrioritySpec) { s.NativeLevel = "Bad_Name" }), crd},
+		{"carved", with(q(6100, n(10), n(64), n(6), n(50)), carved), accepted},
+		{"carved with 0 shares", with(q(6100, n(0), n(1), nil, n(50)), carved), crd},
+		{"carved with autopilot", with(q(6100, n(10), n(64), n(6), n(50)), func(s *v1alpha1.RequestPrioritySpec) { carved(s); pilot(s) }), crd},
+		{"carved at level 0", with(q(0, nil, nil, nil, nil), carved), crd},
 	}
 }
 

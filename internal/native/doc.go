@@ -86,6 +86,13 @@
 // queuesPerWidth queues. A hand that kube-apiserver's shuffle sharder rejects
 // (ceil(log2(queues) × handSize) > 60) is not expressible.
 //
+// A bound level (spec.nativeLevel, bound.go) writes nothing: FlowSchemas that refer to it refer
+// to the named existing level, which must be one of the cluster's own (never the operator's,
+// "exempt" only with Existing.MayBindExempt); otherwise it and its FlowSchemas are not projected,
+// never onto a substitute. It takes nothing from the share budget. Every projected level's
+// message names the fields kube-apiserver reads differently from the in-process engine
+// (differences.go).
+//
 // Levels are admitted highest priority first while their shares fit the share budget of
 // package budget (the native levels the operator does not own keep 90% of their share of the
 // server by default, Existing.MaxSeatLossPercent); a level past it reports OverBudget on

@@ -38,15 +38,23 @@ type Existing struct {
 	// in place of their configured shares (the native level and the share budget use them);
 	// a RequestPriority absent from it is projected with its configured shares. Optional.
 	AutopilotShares map[string]int32
+	// MayBindExempt reports whether the RequestPriority of that name may be bound to the exempt
+	// level (spec.nativeLevel: exempt): a record of its author's exempt rights. nil: none may.
+	MayBindExempt func(requestPriority string) bool
+	// AssumedLevels are levels assumed to exist besides PriorityLevels, for bound levels
+	// (spec.nativeLevel) only: offline validation assumes kube-apiserver's bootstrap levels. They
+	// are not in the share budget. Optional.
+	AssumedLevels []flowcontrolv1.PriorityLevelConfiguration
 }
 
 // Result is the projection of one RequestPriority or FlowSchema.
 type Result struct {
 	// Projected is true when NativeName carries exactly the object's meaning.
 	Projected bool
-	// Reason is one of flowv1.ReasonProjected, ReasonNotExpressible, ReasonNotInEffect,
-	// ReasonNameConflict, ReasonRequestPriorityNotProjected, ReasonPrecedenceExhausted,
-	// ReasonOverBudget.
+	// Reason is one of flowv1.ReasonProjected, ReasonBound, ReasonNotExpressible,
+	// ReasonNotInEffect, ReasonNameConflict, ReasonRequestPriorityNotProjected,
+	// ReasonPrecedenceExhausted, ReasonOverBudget, ReasonNativeLevelNotFound,
+	// ReasonNativeLevelOwned, ReasonExemptBindingNotAllowed.
 	Reason  string
 	Message string
 	// NativeName names the native object (set only when projected).
@@ -95,9 +103,15 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 		unmatched:      existing.Unmatched,
 		backstopLevels: map[string]bool{},
 		autopilot:      existing.AutopilotShares,
+		mayBindExempt:  existing.MayBindExempt,
+		bindTargets:    map[string]*flowcontrolv1.PriorityLevelConfiguration{},
+	}
+	for i := range existing.AssumedLevels {
+		pr.bindTargets[existing.AssumedLevels[i].Name] = &existing.AssumedLevels[i]
 	}
 	for i := range existing.PriorityLevels {
 		pr.plcs[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
+		pr.bindTargets[existing.PriorityLevels[i].Name] = &existing.PriorityLevels[i]
 	}
 	for i := range existing.FlowSchemas {
 		pr.fss[existing.FlowSchemas[i].Name] = &existing.FlowSchemas[i]
@@ -129,7 +143,10 @@ type projector struct {
 	unmatched Unmatched
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
-	autopilot      map[string]int32 // Existing.AutopilotShares
+	autopilot      map[string]int32  // Existing.AutopilotShares
+	mayBindExempt  func(string) bool // Existing.MayBindExempt
+	// bindTargets are the levels a bound level may name: PriorityLevels, then AssumedLevels.
+	bindTargets map[string]*flowcontrolv1.PriorityLevelConfiguration
 }
 
 // claimNames decides, for every native name that several objects in effect map to (cut names
@@ -142,7 +159,7 @@ func (pr *projector) claimNames(cfg *effective.Config) {
 		}
 	}
 	for _, p := range cfg.Priorities {
-		if !p.Exempt() {
+		if !p.Exempt() && p.NativeLevel == "" {
 			claim("PriorityLevelConfiguration", levelName(p), p.Name)
 		}
 	}
@@ -177,6 +194,10 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 				"PriorityLevelConfiguration (level 0 is exempt; only that native level may be)"})
 		return
 	}
+	if p.NativeLevel != "" {
+		pr.projectBound(p)
+		return
+	}
 	name := levelName(p)
 	if p.Backstop {
 		pr.backstopLevels[name] = true
@@ -197,7 +218,9 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	}
 	pr.levelNames[p] = name
 	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
-	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, projected("PriorityLevelConfiguration", name))
+	res := projected("PriorityLevelConfiguration", name)
+	res.Message = withDifferences(res.Message, LevelDifferences(p, applied))
+	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
 }
 
 // applied is p with the shares the autopilot applies to it, or p itself when it applies none

@@ -48,7 +48,8 @@ func (pr *projector) schema(s *effective.Schema, name string) (*flowcontrolv1.Fl
 	level, ok := pr.levelNames[s.Priority]
 	if !ok {
 		return nil, Result{Reason: flowv1.ReasonRequestPriorityNotProjected, Message: fmt.Sprintf(
-			"not projected: its RequestPriority %q is not projected (see its Projected condition)", s.Priority.Name)}
+			"not projected: its RequestPriority %q is not projected (see its Projected condition)", s.Priority.Name) +
+			pr.boundRefusal(s.Priority)}
 	}
 	if res, conflict := pr.conflict(pr.fss[name], "FlowSchema", name, s.Name); conflict {
 		return nil, res

@@ -10,9 +10,11 @@ import (
 )
 
 // LimitedShares is what a RequestPriority takes from the native share budget: its
-// assuredConcurrencyShares above level 0, nothing at the exempt level (or for nil).
+// assuredConcurrencyShares above level 0, nothing at the exempt level, for a bound level
+// (spec.nativeLevel: no level is written) or for nil.
 func LimitedShares(rp *v1alpha1.RequestPriority) int64 {
-	if rp == nil || rp.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.Spec.AssuredConcurrencyShares == nil {
+	if rp == nil || rp.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.Spec.AssuredConcurrencyShares == nil ||
+		Bound(&rp.Spec) {
 		return 0
 	}
 	return int64(max(*rp.Spec.AssuredConcurrencyShares, 0))

@@ -66,8 +66,11 @@ func (a ExemptAccess) groups() []string {
 func (a ExemptAccess) RequestPriority(user authenticationv1.UserInfo, old, obj *v1alpha1.RequestPriority) field.ErrorList {
 	exempt := obj.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel ||
 		(old != nil && old.Spec.PriorityLevel == v1alpha1.ExemptPriorityLevel)
-	if !exempt || a.Allows(user) {
+	if (!exempt && !bindsExempt(old, obj)) || a.Allows(user) {
 		return nil
+	}
+	if !exempt {
+		return bindExemptForbidden(user, a.who())
 	}
 	return field.ErrorList{field.Forbidden(field.NewPath("spec", "priorityLevel"), fmt.Sprintf(
 		"user %q may not create or update a RequestPriority at the exempt level 0: %s; use a priorityLevel above 0 "+
@@ -90,7 +93,7 @@ func (a ExemptAccess) FlowSchema(ctx context.Context, user authenticationv1.User
 		if err != nil {
 			return nil, err
 		}
-		if rp != nil && rp.PriorityLevel == v1alpha1.ExemptPriorityLevel {
+		if rp != nil && (rp.PriorityLevel == v1alpha1.ExemptPriorityLevel || rp.NativeLevel == ExemptLevelName) {
 			return field.ErrorList{field.Forbidden(field.NewPath("spec", "requestPriority", "name"), fmt.Sprintf(
 				"user %q may not create or update a FlowSchema that refers to RequestPriority %q at the exempt level 0: "+
 					"%s; refer to a RequestPriority above level 0 or ask a cluster administrator",

@@ -49,22 +49,27 @@ func exemptLevelFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) 
 				"priorityLevel 0 is the exempt level and takes no queuing or borrowing fields: remove %s, or use a priorityLevel above 0", f.name)))
 		}
 	}
-	return errs
+	return append(errs, exemptLevelBindings(spec, fldPath)...)
 }
 
 // queuingFields checks the queuing fields of a non-exempt level.
 func queuingFields(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) field.ErrorList {
+	levelField := requiredUnlessBound
+	if spec.NativeLevel != "" {
+		levelField = optionalLevelField
+	}
 	var errs field.ErrorList
-	errs = append(errs, requiredInRange(spec.AssuredConcurrencyShares, fldPath.Child("assuredConcurrencyShares"),
+	errs = append(errs, levelField(spec.AssuredConcurrencyShares, fldPath.Child("assuredConcurrencyShares"),
 		0, MaxAssuredConcurrencyShares, "for example 10")...)
-	errs = append(errs, requiredInRange(spec.QueuesPerWidth, fldPath.Child("queuesPerWidth"),
+	errs = append(errs, levelField(spec.QueuesPerWidth, fldPath.Child("queuesPerWidth"),
 		1, MaxQueuesPerWidth, "for example 64, with a handSize")...)
-	errs = append(errs, requiredInRange(spec.QueueLengthLimit, fldPath.Child("queueLengthLimit"),
+	errs = append(errs, levelField(spec.QueueLengthLimit, fldPath.Child("queueLengthLimit"),
 		1, MaxQueueLengthLimit, "for example 50")...)
 	errs = append(errs, optionalInRange(spec.LendablePercent, fldPath.Child("lendablePercent"), 0, MaxLendablePercent)...)
 	errs = append(errs, optionalInRange(spec.BorrowingLimitPercent, fldPath.Child("borrowingLimitPercent"),
 		0, MaxBorrowingLimitPercent)...)
 	errs = append(errs, handSize(spec, fldPath)...)
+	errs = append(errs, bindings(spec, fldPath)...)
 	return append(errs, autopilotBounds(spec, fldPath)...)
 }
 
@@ -91,11 +96,14 @@ func requiredInRange(v *int32, p *field.Path, lo, hi int32, example string) fiel
 // the shuffle sharder enforces at run time.
 func handSize(spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) field.ErrorList {
 	p := fldPath.Child("handSize")
-	q := spec.QueuesPerWidth
+	q, h := spec.QueuesPerWidth, spec.HandSize
+	if q == nil && h != nil {
+		return field.ErrorList{field.Forbidden(p,
+			"allowed only when queuesPerWidth > 1 (one queue has no hand to deal): remove handSize or raise queuesPerWidth")}
+	}
 	if q == nil || *q < 1 || *q > MaxQueuesPerWidth {
 		return nil // queuesPerWidth is reported; handSize cannot be judged without it
 	}
-	h := spec.HandSize
 	switch {
 	case *q > 1 && h == nil:
 		return field.ErrorList{field.Required(p,
@@ -138,19 +146,30 @@ func handSizeLimitMessage(queues, hand int) string {
 
 // AcceptsDistinguisher reports whether FlowSchemas referring to a RequestPriority with this
 // spec may have a flowDistinguisher: not at the exempt level (never queued) and not with a
-// single queue per width (nothing to distinguish).
+// single queue per width (nothing to distinguish). A bound level that leaves queuesPerWidth to
+// its native level accepts one.
 func AcceptsDistinguisher(spec *v1alpha1.RequestPrioritySpec) bool {
-	return spec.PriorityLevel != v1alpha1.ExemptPriorityLevel &&
-		spec.QueuesPerWidth != nil && *spec.QueuesPerWidth > 1
+	if spec.PriorityLevel == v1alpha1.ExemptPriorityLevel {
+		return false
+	}
+	if Bound(spec) && spec.QueuesPerWidth == nil {
+		return true // the native level's queues decide; kube-apiserver takes a distinguisher at any limited level
+	}
+	return spec.QueuesPerWidth != nil && *spec.QueuesPerWidth > 1
 }
 
 // RequestPriorityUpdate checks an update of a RequestPriority spec against the stored one:
-// priorityLevel is immutable (like the value of a PriorityClass).
+// priorityLevel is immutable (like the value of a PriorityClass), and so are nativeLevel and
+// sharesFrom, which can be neither added nor removed either.
 func RequestPriorityUpdate(old, spec *v1alpha1.RequestPrioritySpec, fldPath *field.Path) field.ErrorList {
-	if old == nil || spec == nil || old.PriorityLevel == spec.PriorityLevel {
+	if old == nil || spec == nil {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(fldPath.Child("priorityLevel"), spec.PriorityLevel, fmt.Sprintf(
+	errs := bindingUpdate(old, spec, fldPath)
+	if old.PriorityLevel == spec.PriorityLevel {
+		return errs
+	}
+	return append(errs, field.Invalid(fldPath.Child("priorityLevel"), spec.PriorityLevel, fmt.Sprintf(
 		"priorityLevel is immutable (it is %d): delete the RequestPriority and create it again with the new level",
-		old.PriorityLevel))}
+		old.PriorityLevel)))
 }

@@ -94,6 +94,19 @@ func TestCRDRejectsInvalidObjects(t *testing.T) {
 		{"negative borrowing limit", rp("c18", "{priorityLevel: 10, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1, borrowingLimitPercent: -1}"),
 			"spec.borrowingLimitPercent in body should be greater than or equal to 0"},
 
+		{"bound at the exempt level", rp("c19", "{priorityLevel: 0, nativeLevel: workload-high}"),
+			"spec.nativeLevel: Forbidden: priorityLevel 0 is already bound to kube-apiserver's exempt level"},
+		{"bound and carved", rp("c20", "{priorityLevel: 10, nativeLevel: workload-high, sharesFrom: workload-low}"),
+			"spec.sharesFrom: Forbidden: a bound level adds no shares, so it takes none from a donor"},
+		{"bound with autopilot", rp("c21", "{priorityLevel: 10, nativeLevel: workload-high, assuredConcurrencyShares: 10, autopilot: {minShares: 5, maxShares: 20}}"),
+			"spec.autopilot: Forbidden: the autopilot never moves a bound level's shares"},
+		{"bound with a hand and no queues", rp("c22", "{priorityLevel: 10, nativeLevel: workload-high, handSize: 4}"),
+			"spec.handSize: Forbidden: allowed only when queuesPerWidth > 1"},
+		{"carved with 0 shares", rp("c23", "{priorityLevel: 10, sharesFrom: workload-low, assuredConcurrencyShares: 0, queuesPerWidth: 1, queueLengthLimit: 1}"),
+			"spec.assuredConcurrencyShares: Invalid value: must be above 0 with sharesFrom"},
+		{"unbound needs shares", rp("c24", "{priorityLevel: 10, queuesPerWidth: 1, queueLengthLimit: 5}"),
+			"spec.assuredConcurrencyShares: Required value: required when priorityLevel > 0 and no nativeLevel is named: set it (for example 10), or bind the level with nativeLevel"},
+
 		{"two operators", fs("f1", fsSpec("{equals: {field: user, value: a}, notEquals: {field: verb, value: get}}")),
 			"spec.match[0].and[0].notEquals: Forbidden: an atomic test takes exactly one operator and this one already has equals"},
 		{"three operators", fs("f1b", fsSpec("{inSet: {field: user, set: [a]}, notPatternMatch: {field: verb, pattern: g}, patternMatch: {field: verb, pattern: g}}")),
@@ -148,6 +161,39 @@ func TestCRDPriorityLevelIsImmutable(t *testing.T) {
 	err := k8s.Update(ctx, obj)
 	if err == nil || !strings.Contains(err.Error(), "priorityLevel is immutable: delete the RequestPriority and create it again") {
 		t.Fatalf("update of priorityLevel: got %v, want the immutability error", err)
+	}
+}
+
+// TestCRDBindingsAreImmutable: nativeLevel can be neither changed, added nor removed.
+func TestCRDBindingsAreImmutable(t *testing.T) {
+	ctx := context.Background()
+	bound := object(t, rp("immutable-bound", "{priorityLevel: 4244, nativeLevel: workload-high}"))
+	plain := object(t, rp("immutable-plain", "{priorityLevel: 4245, assuredConcurrencyShares: 1, queuesPerWidth: 1, queueLengthLimit: 1}"))
+	for _, obj := range []*unstructured.Unstructured{bound, plain} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		obj   *unstructured.Unstructured
+		level string
+		want  string
+	}{
+		{bound, "workload-low", "nativeLevel is immutable: delete the RequestPriority and create it again"},
+		{plain, "workload-low", "nativeLevel can be neither added nor removed"},
+	} {
+		obj := c.obj.DeepCopy()
+		if err := unstructured.SetNestedField(obj.Object, c.level, "spec", "nativeLevel"); err != nil {
+			t.Fatal(err)
+		}
+		if err := k8s.Update(ctx, obj); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("update of %s: got %v, want %q", obj.GetName(), err, c.want)
+		}
+	}
+	removed := bound.DeepCopy()
+	unstructured.RemoveNestedField(removed.Object, "spec", "nativeLevel")
+	if err := k8s.Update(ctx, removed); err == nil || !strings.Contains(err.Error(), "nativeLevel can be neither added nor removed") {
+		t.Errorf("removing nativeLevel: got %v, want the add/remove error", err)
 	}
 }
 

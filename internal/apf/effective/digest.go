@@ -52,6 +52,8 @@ type digestPriority struct {
 	LendablePercent       *int32 `json:"lendablePercent"` // nil when the object leaves it out
 	BorrowingLimitPercent *int32 `json:"borrowingLimitPercent"`
 	Backstop              bool   `json:"backstop"`
+	// NativeLevel is left out when empty, so that unbound levels keep their digests.
+	NativeLevel string `json:"nativeLevel,omitempty"`
 }
 
 type digestSchema struct {
@@ -66,7 +68,7 @@ type digestSchema struct {
 func digestPriorityOf(p *Priority) digestPriority {
 	d := digestPriority{Name: p.Name, Level: p.Level, Shares: p.Shares, QueuesPerWidth: p.QueuesPerWidth,
 		HandSize: p.HandSize, QueueLengthLimit: p.QueueLengthLimit, BorrowingLimitPercent: p.BorrowingLimitPercent,
-		Backstop: p.Backstop}
+		Backstop: p.Backstop, NativeLevel: p.NativeLevel}
 	if !p.LendableAbsent {
 		d.LendablePercent = &p.LendablePercent
 	}

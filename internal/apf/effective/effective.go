@@ -71,6 +71,10 @@ type Priority struct {
 	BorrowingLimitPercent *int32
 	// Backstop is true for an implicit backstop level (no API object).
 	Backstop bool
+	// NativeLevel is spec.nativeLevel: the native level this level is bound to ("" for none).
+	// The queuing fields its spec leaves out hold that level's bootstrap values, else
+	// kube-apiserver's v1 defaults (BoundDefaults), so the in-process engine runs it like one.
+	NativeLevel string
 }
 
 // Exempt reports whether the level is exempt from queuing and limits (level 0).
@@ -181,7 +185,7 @@ func older(a, b *flowv1.RequestPriority) bool {
 }
 
 func priorityFromSpec(name string, s *flowv1.RequestPrioritySpec) *Priority {
-	return &Priority{
+	p := &Priority{
 		Name:             name,
 		Level:            s.PriorityLevel,
 		Shares:           deref(s.AssuredConcurrencyShares),
@@ -193,6 +197,8 @@ func priorityFromSpec(name string, s *flowv1.RequestPrioritySpec) *Priority {
 		// copied: the Config must not share memory with the objects it was computed from
 		BorrowingLimitPercent: copyPtr(s.BorrowingLimitPercent),
 	}
+	fillBound(p, s)
+	return p
 }
 
 func copyPtr(p *int32) *int32 {

@@ -52,6 +52,13 @@ type Ours struct {
 	Message   string `json:"message,omitempty"`
 	// Summary is one sentence for people.
 	Summary string `json:"summary"`
+	// RequestPriority is the RequestPriority of FlowSchema; BoundTo is the native level it is
+	// bound to (spec.nativeLevel), "" when it defines a level of its own.
+	RequestPriority string `json:"requestPriority,omitempty"`
+	BoundTo         string `json:"boundTo,omitempty"`
+	// Differences name each spec field of that RequestPriority which kube-apiserver reads
+	// differently from the in-process engine.
+	Differences []string `json:"differences,omitempty"`
 }
 
 // projectedStatus is the projection state of one of our FlowSchemas.
@@ -72,6 +79,7 @@ func (o *options) report(mode string, view *nativeview.View, cfg *effective.Conf
 		}
 	}
 	r.Ours = ours(cfg, a, &r.KubeAPIServer, status)
+	addLevel(r.Ours, cfg, a, view)
 	if o.inProcess {
 		r.InProcess = Explain(cfg, a)
 	}

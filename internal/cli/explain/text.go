@@ -31,6 +31,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.Ours != nil {
 		line("Operator", "%s", r.Ours.Summary)
+		writeLevel(r.Ours, line)
 	}
 	if r.InProcess != nil {
 		fmt.Fprintln(tw, "In-process classifier (the library filter, not what kube-apiserver runs):")
@@ -124,4 +125,19 @@ func (p PriorityInfo) describe() string {
 		s += fmt.Sprintf(", hand %d", p.HandSize)
 	}
 	return s + fmt.Sprintf(", queue limit %d)", p.QueueLengthLimit)
+}
+
+// writeLevel prints the operator's RequestPriority, its binding and its native differences.
+func writeLevel(o *Ours, line func(k, format string, args ...any)) {
+	switch {
+	case o.RequestPriority == "":
+		return
+	case o.BoundTo != "":
+		line("Operator level", "%s, bound to the native level %s (nothing is written for it)", o.RequestPriority, o.BoundTo)
+	default:
+		line("Operator level", "%s", o.RequestPriority)
+	}
+	for _, d := range o.Differences {
+		line("Differs", "%s", d)
+	}
 }

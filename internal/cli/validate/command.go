@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
@@ -57,6 +58,11 @@ type options struct {
 	allowEmpty bool
 	// perDirectory is --per-directory: each subdirectory of a directory given is checked on its own.
 	perDirectory bool
+	// fromCluster is --from-cluster: bound levels are checked against the cluster's levels,
+	// read with config; levels is what is known of them.
+	fromCluster bool
+	config      *genericclioptions.ConfigFlags
+	levels      nativeLevels
 }
 
 // Run executes `apf-operator validate` with args (the arguments after the subcommand) and
@@ -118,6 +124,13 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer), "with --target native, the "+
 		"operator's --native-unmatched: kube-apiserver (requests no projected FlowSchema matches are left to its own "+
 		"schemas) or operator (the backstop is projected too, so its level is checked as well)")
+	f.BoolVar(&o.fromCluster, "from-cluster", false, "with --target native, read the live cluster's native priority "+
+		"levels (--kubeconfig, --context): every spec.nativeLevel must name one of them, and the "+
+		"share budget is that cluster's; without it kube-apiserver's bootstrap levels are assumed")
+	o.config = genericclioptions.NewConfigFlags(true)
+	f.StringVar(o.config.KubeConfig, "kubeconfig", "", "with --from-cluster, the kubeconfig file (default: $KUBECONFIG, "+
+		"then ~/.kube/config)")
+	f.StringVar(o.config.Context, "context", "", "with --from-cluster, the kubeconfig context")
 	cmdutil.CompleteValues(cmd, "output", outputText, outputJSON, outputYAML, outputGitHub)
 	cmdutil.CompleteValues(cmd, "target", TargetNative, TargetFilter)
 	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
@@ -145,7 +158,9 @@ refuses what cannot be projected), every object must also be projected exactly o
 kube-apiserver's native PriorityLevelConfiguration and FlowSchema objects, as the operator
 projects them into a cluster; the RequestPriorities' assuredConcurrencyShares together must
 fit the share budget of --native-max-seat-loss-percent (docs/enforcement.md, "Share
-budget"). --target filter checks the admission rules only, for --enforcement=filter. The
+budget"). A RequestPriority bound to a native level (spec.nativeLevel) must name one of
+kube-apiserver's bootstrap levels, else a warning says to check it with --from-cluster, which
+reads the live cluster's levels (and its share budget) instead. --target filter checks the admission rules only, for --enforcement=filter. The
 summary names the target used.
 
 Documents without apiVersion or kind, and documents whose API group looks like a
@@ -182,6 +197,11 @@ func (o *options) run(streams genericiooptions.IOStreams) error {
 	sets, err := o.sets()
 	if err != nil {
 		return err
+	}
+	if o.fromCluster && o.target == TargetNative {
+		if o.levels, err = loadLevels(context.Background(), o.config); err != nil {
+			return &cmdutil.ExitError{Code: ExitUsage, Err: err}
+		}
 	}
 	var findings []manifest.Finding
 	var total tally
@@ -225,7 +245,7 @@ func (o *options) checkSet(paths []string, stdin io.Reader) ([]manifest.Finding,
 	findings = append(findings, checked...)
 	if o.target == TargetNative {
 		unmatched, _ := native.ParseUnmatched(o.unmatched)
-		findings = append(findings, nativeFindings(objs, int32(o.maxSeatLoss), unmatched)...)
+		findings = append(findings, nativeFindings(objs, int32(o.maxSeatLoss), unmatched, o.levels)...)
 	}
 	return findings, tally{objects: len(objs), docs: len(docs), skipped: skipped}
 }

@@ -11,13 +11,13 @@ import (
 
 // nativeFindings projects the objects onto kube-apiserver's native flow control, as the operator
 // would into a cluster holding no native object of its own (native.Project with no existing
-// objects) with the given --native-unmatched choice, and reports every object that cannot be
+// objects; with --from-cluster, the cluster's levels) with the given --native-unmatched choice, and reports every object that cannot be
 // projected exactly: ReasonNotExpressible with one finding per field, ReasonOverBudget on the
 // shares (the levels past the share budget of kube-apiserver's bootstrap levels with
 // maxSeatLoss, lowest priority first), ReasonPrecedenceExhausted as a finding about the
-// document. Objects that are not in effect are not reported again (validation already reported
+// document, a refused binding (spec.nativeLevel, bound.go). Objects that are not in effect are not reported again (validation already reported
 // why), nor FlowSchemas whose RequestPriority is the one not projected.
-func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.Unmatched) []manifest.Finding {
+func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.Unmatched, levels nativeLevels) []manifest.Finding {
 	first := firstByName(objs)
 	var rps []v1alpha1.RequestPriority
 	var fss []v1alpha1.FlowSchema
@@ -28,7 +28,7 @@ func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.
 			fss = append(fss, *o.FS)
 		}
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{MaxSeatLossPercent: &maxSeatLoss, Unmatched: unmatched})
+	plan := native.Project(effective.Compute(rps, fss), levels.existing(maxSeatLoss, unmatched))
 	var findings []manifest.Finding
 	for _, o := range first {
 		if !o.APF() {
@@ -39,7 +39,7 @@ func nativeFindings(objs []manifest.Object, maxSeatLoss int32, unmatched native.
 		if o.RP != nil {
 			results = plan.RequestPriorities
 		}
-		findings = append(findings, resultFindings(o, kind, name, results[name])...)
+		findings = append(findings, resultFindings(o, kind, name, results[name], levels)...)
 	}
 	return findings
 }
@@ -60,8 +60,10 @@ func firstByName(objs []manifest.Object) []manifest.Object {
 }
 
 // resultFindings turns one object's projection Result into findings.
-func resultFindings(o manifest.Object, kind, name string, res native.Result) []manifest.Finding {
+func resultFindings(o manifest.Object, kind, name string, res native.Result, levels nativeLevels) []manifest.Finding {
 	switch res.Reason {
+	case v1alpha1.ReasonNativeLevelNotFound, v1alpha1.ReasonNativeLevelOwned, v1alpha1.ReasonExemptBindingNotAllowed:
+		return levels.boundFindings(o, res)
 	case v1alpha1.ReasonNotExpressible, v1alpha1.ReasonOverBudget:
 		errs := res.Errors
 		if len(errs) == 0 { // every NotExpressible carries its errors; keep the message if not
