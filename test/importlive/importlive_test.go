@@ -22,7 +22,6 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/cli/importer"
 	"github.com/apf-operator/apf-operator/internal/native"
-	"github.com/apf-operator/apf-operator/internal/native/budget"
 	"github.com/apf-operator/apf-operator/internal/nativeview"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
@@ -49,6 +48,9 @@ var probes = []probe{
 	{"alice", nil, "/api/v1/namespaces/default/configmaps"},
 }
 
+// sentinelProbe is the probe whose level tells that the sample is in effect.
+const sentinelProbe = 5
+
 const waitTimeout = 2 * time.Minute
 
 // TestImportedSampleKeepsLevels applies the sample, records kube-apiserver's level for every
@@ -67,10 +69,11 @@ func TestImportedSampleKeepsLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	apply(t, cs, in.PriorityLevels, in.FlowSchemas)
-	// The sample is in effect once kwok's controller is exempt (kube-apiserver digests new
-	// objects asynchronously, all at once).
-	levels(t, cp.Config, cs, nil, append([]string{flowcontrolv1.PriorityLevelConfigurationNameExempt},
-		make([]string, len(probes)-1)...)...)
+	// The sample is in effect once OpenShift's Prometheus scrapes /metrics exempt (kube-apiserver
+	// digests new objects asynchronously, all at once).
+	sentinel := make([]string, len(probes))
+	sentinel[sentinelProbe] = flowcontrolv1.PriorityLevelConfigurationNameExempt
+	levels(t, cp.Config, cs, nil, sentinel...)
 	before := levels(t, cp.Config, cs, nil)
 
 	cluster, err := nativeview.List(ctx, cs)
@@ -86,9 +89,13 @@ func TestImportedSampleKeepsLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loss := int32(budget.MaxMaxLossPercent) // bound levels are charged until the bound projection is merged
 	plan := native.Project(effective.Compute(res.RequestPriorities, res.FlowSchemas), native.Existing{
-		PriorityLevels: own.PriorityLevels, FlowSchemas: own.FlowSchemas, MaxSeatLossPercent: &loss})
+		PriorityLevels: own.PriorityLevels, FlowSchemas: own.FlowSchemas})
+	for name, r := range plan.FlowSchemaResults {
+		if !r.Projected {
+			t.Fatalf("FlowSchema %s not projected: %s: %s", name, r.Reason, r.Message)
+		}
+	}
 	apply(t, cs, plan.PriorityLevels, plan.FlowSchemas)
 	bound := map[string]string{}
 	for _, rp := range res.RequestPriorities {

@@ -10,7 +10,6 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apiserver/pkg/authentication/serviceaccount"
-	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -18,18 +17,8 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/validate"
 	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
-	"github.com/apf-operator/apf-operator/internal/native/budget"
 	"github.com/apf-operator/apf-operator/internal/native/nativetest"
 	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
-)
-
-// roundTripTarget and roundTripLoss are validate's target and the projection's budget in the
-// round trip. Until the projection of bound RequestPriorities (branch bound) is merged, a bound
-// RequestPriority is projected as a level of its own and charged to the budget: the round trip
-// checks classification with the budget at its widest and validate's filter rules.
-var (
-	roundTripTarget = "filter"
-	roundTripLoss   = ptr.To[int32](budget.MaxMaxLossPercent)
 )
 
 // nativeRoundTrip is the round-trip property on a native configuration: X is the inputs
@@ -49,7 +38,7 @@ func nativeRoundTrip(t *testing.T, in *Input, set *bootstrapset.Set, opts Option
 	rps, fss := reloadNative(t, res)
 	base := setInput(set)
 	plan := native.Project(effective.Compute(rps, fss), native.Existing{PriorityLevels: base.PriorityLevels,
-		FlowSchemas: base.FlowSchemas, MaxSeatLossPercent: roundTripLoss})
+		FlowSchemas: base.FlowSchemas})
 	for i := range fss {
 		if r := plan.FlowSchemaResults[fss[i].Name]; !r.Projected {
 			t.Fatalf("FlowSchema %s not projected: %s: %s", fss[i].Name, r.Reason, r.Message)
@@ -95,8 +84,8 @@ func reloadNative(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1
 		t.Fatal(err)
 	}
 	var findings, summary bytes.Buffer
-	if code := validate.Run([]string{"--target", roundTripTarget, "-f", file}, nil, &findings, &summary); code != validate.ExitOK {
-		t.Fatalf("validate --target "+roundTripTarget+": exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
+	if code := validate.Run([]string{"--target", "native", "-f", file}, nil, &findings, &summary); code != validate.ExitOK {
+		t.Fatalf("validate --target native: exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
 	}
 	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {

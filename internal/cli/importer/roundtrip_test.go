@@ -105,7 +105,9 @@ func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
 	rt.cfg = effective.Compute(rt.rps, fss)
 	// An imported configuration repeats the native levels' shares (245 for the bootstrap
 	// ones), past the default share budget: the round trip is about fidelity, so allow 90%.
-	rt.plan = native.Project(rt.cfg, native.Existing{MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
+	// The inputs' levels exist natively: bound RequestPriorities project onto them.
+	rt.plan = native.Project(rt.cfg, native.Existing{PriorityLevels: in.PriorityLevels,
+		MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
 	rt.origins = map[string]*flowcontrolv1.FlowSchema{}
 	for i := range in.FlowSchemas {
 		fs := &in.FlowSchemas[i]
