@@ -96,6 +96,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 argocd-snippet: ## Regenerate the argocd-cm snippet deploy/argocd/argocd-cm-health.yaml from deploy/argocd/health.lua.
 	go test -count=1 -run '^TestArgoCDSnippet$$' ./test/gitops/ -args -update
 
+.PHONY: bootstrapsets
+bootstrapsets: ## Regenerate kube-apiserver's bootstrap sets (internal/nativeview/bootstrapset/sets) through the Go module proxy.
+	go run ./hack/bootstrapsets
+
 .PHONY: verify-gen
 verify-gen: manifests generate ## Regenerate everything and fail if the committed files were stale.
 	@hack/verify-gen.sh
@@ -135,7 +139,8 @@ EVAL_PACKAGES := /test/autopilot
 # in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
 # is raced in its own packages' tests (internal/apf/...).
 PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
-	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics /test/docs /test/exempt
+	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics /test/docs /test/exempt \
+	/test/importlive
 # The autopilot's simulator: one goroutine replays days of virtual time through the engine on a
 # fake clock (the engine's packages are raced in their own tests); under -race it took 221 s of
 # the raced lane, alone 50 s, so it runs in the second lane without it.

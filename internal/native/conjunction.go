@@ -89,6 +89,9 @@ func compileConjunction(c *flowv1.Conjunction, path *field.Path, b *bounds) (*fl
 
 // subjects compiles the user and groups tests; none is true when no user can match.
 func (c *conjunction) subjects() ([]flowcontrolv1.Subject, bool, *field.Error) {
+	if sa, ok := c.saWildcardSubjects(); ok {
+		return sa, false, nil
+	}
 	users, err := constrain(c.byField[flowv1.FieldUser], nil)
 	if err != nil {
 		return nil, false, err

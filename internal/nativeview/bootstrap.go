@@ -26,3 +26,16 @@ func Bootstrap() *View {
 func BootstrapObjects() Objects {
 	return Objects{FlowSchemas: bootstrapset.FlowSchemas(), PriorityLevels: bootstrapset.PriorityLevels()}
 }
+
+// BootstrapForVersion returns the view of kube-apiserver's mandatory and suggested objects of
+// a Kubernetes minor version (bootstrapset.ForVersion: "1.29" to the newest known), with the
+// default concurrency limit. Like Bootstrap, it is for offline use.
+func BootstrapForVersion(version string) (*View, error) {
+	set, err := bootstrapset.ForVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	origin := fmt.Sprintf("offline: kube-apiserver %s's bootstrap objects (%s) and its default concurrency limit "+
+		"(%d seats), not read from a cluster", set.KubernetesVersion, set.Module, DefaultServerSeats)
+	return New(origin, set.FlowSchemas(), set.PriorityLevels(), DefaultServerSeats), nil
+}

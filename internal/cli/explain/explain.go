@@ -30,6 +30,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/nativeview"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // options are the command's flags.
@@ -46,6 +47,8 @@ type options struct {
 	// operator and unmatched describe the operator's settings for the offline projection.
 	operator  string
 	unmatched string
+	// kubeVersion picks the bootstrap set of the offline answer.
+	kubeVersion string
 	// errOut is standard error, for hints.
 	errOut io.Writer
 	// Deprecated spellings, kept for scripts written before --as.
@@ -76,8 +79,8 @@ kube-apiserver's own, any other, and the operator's projection) with the kubecon
 not read impersonated. Groups are completed as kube-apiserver does: system:authenticated, and a
 service account's system:serviceaccounts and system:serviceaccounts:<namespace>.
 
-With -f it works offline on manifests: kube-apiserver's bootstrap objects of the version this
-binary was built with, the manifests projected in place of the operator's objects.`,
+With -f it works offline on manifests: kube-apiserver's bootstrap objects of --kubernetes-version
+(1.29 to the newest known, the default), the manifests projected in place of the operator's objects.`,
 		Example: `  apf-operator explain --as alice --as-group team-a --verb list --resource pods -n team-a
   apf-operator explain --as system:serviceaccount:ci:deployer --verb patch --resource deployments.apps/scale -n ci --name web
   apf-operator explain --as alice --verb get --path /healthz -o json
@@ -85,6 +88,10 @@ binary was built with, the manifests projected in place of the operator's object
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			deprecated.Warn(c.Flags(), streams.ErrOut)
+			if c.Flags().Changed("kubernetes-version") && len(o.paths) == 0 {
+				return cmdutil.UsageErrorf("--kubernetes-version picks the bootstrap set of an offline answer: it " +
+					"needs -f (live, the cluster's own objects are read)")
+			}
 			a, err := o.attributes()
 			if err != nil {
 				return err
@@ -99,6 +106,7 @@ binary was built with, the manifests projected in place of the operator's object
 	o.addFlags(cmd.Flags())
 	cmdutil.CompleteValues(cmd, "output", "text", "json", "yaml")
 	cmdutil.CompleteValues(cmd, "verb", verbs()...)
+	cmdutil.CompleteValues(cmd, "kubernetes-version", bootstrapset.Versions()...)
 	cmdutil.CompleteValues(cmd, "native-unmatched", string(native.UnmatchedKubeAPIServer), string(native.UnmatchedOperator))
 	return cmd, o
 }
@@ -119,6 +127,8 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 		"whose own route the projection includes (live mode reads the cluster's route)")
 	fs.StringVar(&o.unmatched, "native-unmatched", string(native.UnmatchedKubeAPIServer), "with -f: the operator's "+
 		"--native-unmatched (kube-apiserver or operator) for the projection (live mode reads the cluster's objects)")
+	fs.StringVar(&o.kubeVersion, "kubernetes-version", bootstrapset.Newest(), "with -f: the Kubernetes version whose "+
+		"bootstrap FlowSchemas and priority levels stand for the cluster ("+strings.Join(bootstrapset.Versions(), ", ")+")")
 	o.config.AddFlags(fs)
 	fs.Lookup("as").Usage = "the user whose request to explain (required), e.g. alice or system:serviceaccount:NS:NAME; " +
 		"the cluster is read with the kubeconfig's identity, not impersonated"
@@ -181,6 +191,9 @@ func (o *options) attributes() (*request.Attributes, error) {
 	}
 	if _, err := native.ParseUnmatched(o.unmatched); err != nil {
 		return nil, cmdutil.UsageErrorf("--native-unmatched: %v", err)
+	}
+	if _, err := bootstrapset.ForVersion(o.kubeVersion); err != nil {
+		return nil, cmdutil.UsageErrorf("--kubernetes-version: %v", err)
 	}
 	return a, nil
 }

@@ -77,7 +77,7 @@ func TestOffline(t *testing.T) {
 		{[]string{"-f", samples(), "--as", "u", "--as-group", "tenants", "--verb", "list", "--resource", "pods", "-n", "t-1"},
 			[]string{"FlowSchema:      apf-tenant-workloads (uid none: not read from a cluster", "projected by the operator from FlowSchema/tenant-workloads",
 				"Priority level:  apf-tenant-workloads", "Nominal seats:", "of the server's 600", `Distinguisher:   "t-1" (ByNamespace)`,
-				"kube-apiserver applies its projection apf-tenant-workloads", "offline: kube-apiserver's bootstrap objects"}},
+				"kube-apiserver applies its projection apf-tenant-workloads", "offline: kube-apiserver 1.37's bootstrap objects (k8s.io/apiserver@v0.37.0)"}},
 		{[]string{"-f", samples(), "--as", "root", "--as-group", "system:masters", "--verb", "list", "--resource", "pods", "-n", "t-1"},
 			[]string{"FlowSchema:      exempt (", "exempt: never queued", "none needed (exempt)", "system:masters is always exempt"}},
 		// A service account gets its groups: kube-apiserver's service-accounts schema takes it.

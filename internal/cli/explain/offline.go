@@ -23,7 +23,11 @@ func (o *options) offline(a *request.Attributes) (*Report, error) {
 	}
 	cfg := effective.Compute(rps, fss)
 	operator, _ := parseServiceAccount(o.operator)
-	view, plan := nativeview.Bootstrap().WithProjection(cfg, native.Existing{Operator: operator,
+	base, err := nativeview.BootstrapForVersion(o.kubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	view, plan := base.WithProjection(cfg, native.Existing{Operator: operator,
 		Unmatched: native.Unmatched(o.unmatched)})
 	status := func(name string) (projectedStatus, bool) {
 		res, ok := plan.FlowSchemaResults[name]

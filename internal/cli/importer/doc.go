@@ -15,9 +15,16 @@
 //
 // A PATH is a file, a directory (recursively) or `-` for standard input, read as `validate`
 // reads manifests; documents may be objects or lists (`kubectl get flowschemas -o yaml`).
-// Versions v1 and v1beta3 are read (v1beta3's nominalConcurrencyShares 0 means 30 unless the
-// annotation flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares is present); other
-// versions are errors, and documents of other API groups are skipped. The cluster is read at v1.
+// Versions v1, v1beta3, v1beta2 and v1beta1 are read, each decoded strictly at its own version
+// and converted as kube-apiserver converts it (convert.go; docs/import.md); other versions are
+// errors, and documents of other API groups are skipped. The cluster is read at v1.
+//
+// A FlowSchema's reference to a level the inputs do not define becomes a RequestPriority bound
+// to it (spec.nativeLevel), when the level exists: in the cluster with --from-cluster, else in
+// kube-apiserver's bootstrap set of --kubernetes-version (package bootstrapset). kube-apiserver's
+// own levels among the inputs (suggested ones and catch-all) are bound too, never copied. A
+// reference to a level that exists nowhere known is imported as it is and reported as not
+// enforced (exit code 3).
 //
 // # What is imported
 //
@@ -32,7 +39,7 @@
 //     workload-leader-election, endpoint-controller, system-node-high, system-nodes,
 //     kube-controller-manager, kube-scheduler, kube-system-service-accounts, service-accounts,
 //     global-default) and the annotation apf.kubernetes.io/autoupdate-spec being present. A
-//     suggested level that an imported FlowSchema refers to is imported anyway.
+//     suggested level that an imported FlowSchema refers to is bound (see above).
 //   - Everything else.
 //
 // # Levels
@@ -41,7 +48,8 @@
 // when some imported FlowSchema refers to it (level 0 takes none of the exempt
 // PriorityLevelConfiguration's fields: it has no seats to lend). Each Limited level becomes a
 // RequestPriority with assuredConcurrencyShares = nominalConcurrencyShares (absent: 30, the v1
-// default), lendablePercent and borrowingLimitPercent copied, queuesPerWidth = queues,
+// default), lendablePercent (absent: an explicit 0, its native meaning) and borrowingLimitPercent
+// copied, queuesPerWidth = queues,
 // handSize (omitted for one queue) and queueLengthLimit (v1 defaults 64, 8 and 50 for 0).
 //
 // Native levels have no order: they are peers that share the server's concurrency by their
@@ -102,7 +110,10 @@
 // ahead of everything, so nothing changes on either side.
 //
 // The output starts with a comment line; each object is preceded by a comment naming the
-// native object it came from. Notes and problems go to standard error. The exit code is 0
-// when everything selected was imported exactly, 1 when something could not be (or an input
-// could not be read: nothing is printed then), 2 for a usage error.
+// native object it came from, and carries its labels and annotations (but those describing
+// the native object itself: notes name them). Notes and problems go to standard error, with a
+// summary that counts what will not be enforced. The exit code is 0 when everything selected
+// was imported exactly, 1 when something could not be (or an input could not be read: nothing
+// is printed then), 2 for a usage error, 3 when everything was imported but some FlowSchema
+// refers to a level that exists nowhere known.
 package importer

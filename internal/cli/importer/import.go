@@ -21,6 +21,8 @@ const ExemptName = flowcontrolv1.PriorityLevelConfigurationNameExempt
 type Options struct {
 	// IncludeBootstrap also imports kube-apiserver's suggested objects.
 	IncludeBootstrap bool
+	// Existing are the native levels that references to levels not among the inputs bind to.
+	Existing Existing
 }
 
 // Skip is a native object left out by the selection rules (not a problem).
@@ -42,6 +44,10 @@ type Result struct {
 	Skipped []Skip
 	// Notes are remarks on objects imported exactly.
 	Notes []string
+	// Unenforced name the imported objects that will not be enforced as the native ones are
+	// (a FlowSchema referring to a level that exists neither among the inputs nor in the
+	// cluster or bootstrap set), and why.
+	Unenforced []string
 	// Problems name the native objects that could not be imported exactly, and why; each is
 	// left out of the result.
 	Problems []string
@@ -49,25 +55,29 @@ type Result struct {
 
 // importer holds the state of one Import.
 type importer struct {
-	opts   Options
-	plcs   map[string]*flowcontrolv1.PriorityLevelConfiguration
-	specs  map[string]*flowv1.RequestPrioritySpec // imported levels, by native name
-	failed map[string]bool                        // levels that could not be imported
-	exempt bool                                   // some imported FlowSchema refers to exempt
-	res    *Result
+	opts    Options
+	plcs    map[string]*flowcontrolv1.PriorityLevelConfiguration
+	specs   map[string]*flowv1.RequestPrioritySpec // imported levels, by native name
+	failed  map[string]bool                        // levels that could not be imported
+	bound   map[string]string                      // bound levels -> where the native level was found
+	unknown map[string]bool                        // levels referred to that exist nowhere known
+	exempt  bool                                   // some imported FlowSchema refers to exempt
+	res     *Result
 }
 
 // Import converts the native configuration. It never fails: what cannot be imported exactly
 // is left out and named in Result.Problems.
 func Import(in *Input, opts Options) *Result {
 	im := &importer{opts: opts, plcs: map[string]*flowcontrolv1.PriorityLevelConfiguration{},
-		specs: map[string]*flowv1.RequestPrioritySpec{}, failed: map[string]bool{},
-		res: &Result{Sources: map[string]string{}}}
+		specs: map[string]*flowv1.RequestPrioritySpec{}, failed: map[string]bool{}, bound: map[string]string{},
+		unknown: map[string]bool{},
+		res:     &Result{Sources: map[string]string{}}}
 	for i := range in.PriorityLevels {
 		im.plcs[in.PriorityLevels[i].Name] = &in.PriorityLevels[i]
 	}
 	schemas := im.selectSchemas(in.FlowSchemas)
 	im.selectLevels(in.PriorityLevels, schemas)
+	im.bindReferences(schemas)
 	assignLevels(im.specs, schemas)
 	im.addSchemas(schemas)
 	im.addLevels()
@@ -103,23 +113,27 @@ func (im *importer) selectLevels(all []flowcontrolv1.PriorityLevelConfiguration,
 	for i := range all {
 		plc := &all[i]
 		o := originOf(plc, suggestedLevels)
-		by, referred := referrer[plc.Name]
+		_, referred := referrer[plc.Name]
 		switch {
 		case plc.Name == ExemptName || o == originOperator || (!o.imported(im.opts) && !referred):
 			im.skip(kindPLC, plc.Name, o)
-			continue
-		case !o.imported(im.opts) && o != originMandatory: // catch-all is reported below: it rejects
-			im.note("PriorityLevelConfiguration %q: kube-apiserver's suggested level, imported because FlowSchema %q "+
-				"refers to it", plc.Name, by)
+		case bindsInstead(o):
+			im.bind(plc, "the inputs ("+o.who()+")")
+		default:
+			im.defineLevel(plc)
 		}
-		spec, err := levelSpec(plc)
-		if err != nil {
-			im.problem("PriorityLevelConfiguration %q: not imported: %v", plc.Name, err)
-			im.failed[plc.Name] = true
-			continue
-		}
-		im.specs[plc.Name] = spec
 	}
+}
+
+// defineLevel converts a level of the inputs into the spec of a RequestPriority of its own.
+func (im *importer) defineLevel(plc *flowcontrolv1.PriorityLevelConfiguration) {
+	spec, err := levelSpec(plc)
+	if err != nil {
+		im.problem("PriorityLevelConfiguration %q: not imported: %v", plc.Name, err)
+		im.failed[plc.Name] = true
+		return
+	}
+	im.specs[plc.Name] = spec
 }
 
 // addLevels adds the imported levels (and exempt, when referred to) to the result.
@@ -129,7 +143,11 @@ func (im *importer) addLevels() {
 			"kube-apiserver's mandatory PriorityLevelConfiguration exempt")
 	}
 	for name, spec := range im.specs {
-		im.addLevel(name, spec, fmt.Sprintf("PriorityLevelConfiguration %s", name))
+		source := fmt.Sprintf("PriorityLevelConfiguration %s", name)
+		if where, ok := im.bound[name]; ok {
+			source = fmt.Sprintf("a reference to PriorityLevelConfiguration %s, bound to that level of %s", name, where)
+		}
+		im.addLevel(name, spec, source)
 	}
 	slices.SortFunc(im.res.RequestPriorities, func(a, b flowv1.RequestPriority) int {
 		return cmp.Compare(a.Spec.PriorityLevel, b.Spec.PriorityLevel)
@@ -137,11 +155,15 @@ func (im *importer) addLevels() {
 }
 
 func (im *importer) addLevel(name string, spec *flowv1.RequestPrioritySpec, source string) {
-	im.res.RequestPriorities = append(im.res.RequestPriorities, flowv1.RequestPriority{
+	rp := flowv1.RequestPriority{
 		TypeMeta:   metav1.TypeMeta{APIVersion: flowv1.GroupVersion.String(), Kind: native.KindRequestPriority},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       *spec,
-	})
+	}
+	if plc := im.plcs[name]; plc != nil && spec.NativeLevel == "" && name != ExemptName {
+		im.carryMetadata(kindPLC, plc, &rp.ObjectMeta)
+	}
+	im.res.RequestPriorities = append(im.res.RequestPriorities, rp)
 	im.res.Sources[native.KindRequestPriority+"/"+name] = source
 }
 
@@ -151,6 +173,10 @@ func (im *importer) skip(kind, name string, o origin) {
 
 func (im *importer) note(format string, args ...any) {
 	im.res.Notes = append(im.res.Notes, fmt.Sprintf(format, args...))
+}
+
+func (im *importer) unenforced(format string, args ...any) {
+	im.res.Unenforced = append(im.res.Unenforced, fmt.Sprintf(format, args...))
 }
 
 func (im *importer) problem(format string, args ...any) {

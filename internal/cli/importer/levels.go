@@ -46,7 +46,7 @@ func levelSpec(plc *flowcontrolv1.PriorityLevelConfiguration) (*flowv1.RequestPr
 		AssuredConcurrencyShares: int32Or(limited.NominalConcurrencyShares, defaultShares),
 		QueuesPerWidth:           &q.Queues,
 		QueueLengthLimit:         &q.QueueLengthLimit,
-		LendablePercent:          copyInt32(limited.LendablePercent),
+		LendablePercent:          int32Or(limited.LendablePercent, 0), // absent: 0 natively, "lend all" in-process
 		BorrowingLimitPercent:    copyInt32(limited.BorrowingLimitPercent),
 	}
 	if q.Queues > 1 {

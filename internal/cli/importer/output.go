@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -15,12 +16,21 @@ import (
 
 // printed is what is printed of an object: no status, no empty metadata fields.
 type printed struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec any `json:"spec"`
+	APIVersion string      `json:"apiVersion"`
+	Kind       string      `json:"kind"`
+	Metadata   printedMeta `json:"metadata"`
+	Spec       any         `json:"spec"`
+}
+
+// printedMeta is the metadata printed: the name, and the labels and annotations carried over.
+type printedMeta struct {
+	Name        string            `json:"name"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+func metaOf(m *metav1.ObjectMeta) printedMeta {
+	return printedMeta{Name: m.Name, Labels: m.Labels, Annotations: m.Annotations}
 }
 
 // Write prints the imported objects as YAML documents, each preceded by a comment naming
@@ -32,13 +42,13 @@ func Write(w io.Writer, res *Result) error {
 		len(res.RequestPriorities), len(res.FlowSchemas))
 	for i := range res.RequestPriorities {
 		rp := &res.RequestPriorities[i]
-		if err := writeDoc(&b, native.KindRequestPriority, rp.Name, &rp.Spec, res.Sources); err != nil {
+		if err := writeDoc(&b, native.KindRequestPriority, metaOf(&rp.ObjectMeta), &rp.Spec, res.Sources); err != nil {
 			return err
 		}
 	}
 	for i := range res.FlowSchemas {
 		fs := &res.FlowSchemas[i]
-		if err := writeDoc(&b, native.KindFlowSchema, fs.Name, &fs.Spec, res.Sources); err != nil {
+		if err := writeDoc(&b, native.KindFlowSchema, metaOf(&fs.ObjectMeta), &fs.Spec, res.Sources); err != nil {
 			return err
 		}
 	}
@@ -46,9 +56,9 @@ func Write(w io.Writer, res *Result) error {
 	return err
 }
 
-func writeDoc(b *strings.Builder, kind, name string, spec any, sources map[string]string) error {
-	m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
-	m.Metadata.Name = name
+func writeDoc(b *strings.Builder, kind string, meta printedMeta, spec any, sources map[string]string) error {
+	m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Metadata: meta, Spec: spec}
+	name := meta.Name
 	data, err := yaml.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("%s %q: %w", kind, name, err)
@@ -70,20 +80,36 @@ func (res *Result) Report(w io.Writer) {
 	for _, p := range res.Problems {
 		fmt.Fprintln(w, "warning: "+p)
 	}
+	for _, u := range res.Unenforced {
+		fmt.Fprintln(w, "warning: "+u)
+	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(w, "skipped %s %q: %s\n", s.Kind, s.Name, s.Why)
 	}
-	fmt.Fprintf(w, "imported %d RequestPriority and %d FlowSchema objects; %d native object(s) could not be imported exactly\n",
-		len(res.RequestPriorities), len(res.FlowSchemas), len(res.Problems))
+	fmt.Fprintf(w, "imported %d RequestPriority (%d bound to existing levels) and %d FlowSchema objects; "+
+		"not enforced: %d native object(s) could not be imported exactly and are left out, %d imported FlowSchema(s) "+
+		"refer to a level that exists nowhere known\n", len(res.RequestPriorities), res.BoundCount(), len(res.FlowSchemas),
+		len(res.Problems), len(res.Unenforced))
+}
+
+// BoundCount is the number of imported RequestPriority objects bound to an existing level.
+func (res *Result) BoundCount() int {
+	n := 0
+	for i := range res.RequestPriorities {
+		if res.RequestPriorities[i].Spec.NativeLevel != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // List is the imported objects as one v1 List of RequestPriority then FlowSchema objects, in
 // Write's order, for cli-runtime's printers (-o json, yaml, name, jsonpath).
 func (res *Result) List() (*unstructured.UnstructuredList, error) {
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
-	add := func(kind, name string, spec any) error {
-		m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Spec: spec}
-		m.Metadata.Name = name
+	add := func(kind string, meta *metav1.ObjectMeta, spec any) error {
+		m := printed{APIVersion: flowv1.GroupVersion.String(), Kind: kind, Metadata: metaOf(meta), Spec: spec}
+		name := meta.Name
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m)
 		if err != nil {
 			return fmt.Errorf("%s %q: %w", kind, name, err)
@@ -92,12 +118,12 @@ func (res *Result) List() (*unstructured.UnstructuredList, error) {
 		return nil
 	}
 	for i := range res.RequestPriorities {
-		if err := add(native.KindRequestPriority, res.RequestPriorities[i].Name, &res.RequestPriorities[i].Spec); err != nil {
+		if err := add(native.KindRequestPriority, &res.RequestPriorities[i].ObjectMeta, &res.RequestPriorities[i].Spec); err != nil {
 			return nil, err
 		}
 	}
 	for i := range res.FlowSchemas {
-		if err := add(native.KindFlowSchema, res.FlowSchemas[i].Name, &res.FlowSchemas[i].Spec); err != nil {
+		if err := add(native.KindFlowSchema, &res.FlowSchemas[i].ObjectMeta, &res.FlowSchemas[i].Spec); err != nil {
 			return nil, err
 		}
 	}

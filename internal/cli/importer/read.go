@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
-	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
@@ -96,10 +95,10 @@ func (r *reader) value(d manifest.Document, data []byte) {
 		return
 	case gv.Group != flowcontrolv1.GroupName:
 		return // another API: skipped
-	case gv.Version != flowcontrolv1.SchemeGroupVersion.Version && gv.Version != flowcontrolv1beta3.SchemeGroupVersion.Version:
-		r.fail(d, "apiVersion: unsupported version %q: import reads %s and %s; export the objects at v1, e.g. "+
+	case versions[gv.Version].plc == nil:
+		r.fail(d, "apiVersion: unsupported version %q: import reads %s of %s; export the objects at v1, e.g. "+
 			"kubectl get flowschemas.v1.%s,prioritylevelconfigurations.v1.%s -o yaml", meta.APIVersion,
-			flowcontrolv1.SchemeGroupVersion, flowcontrolv1beta3.SchemeGroupVersion, flowcontrolv1.GroupName, flowcontrolv1.GroupName)
+			supportedVersions, flowcontrolv1.GroupName, flowcontrolv1.GroupName, flowcontrolv1.GroupName)
 		return
 	}
 	r.object(d, gv.Version, meta.Kind, data)
@@ -119,21 +118,19 @@ func (r *reader) list(d manifest.Document, data []byte) {
 	}
 }
 
-// object decodes a PriorityLevelConfiguration or a FlowSchema strictly.
+// object decodes a PriorityLevelConfiguration or a FlowSchema strictly at its version and
+// converts it to v1 (convert.go).
 func (r *reader) object(d manifest.Document, version, kind string, data []byte) {
+	conv := versions[version]
+	strict := func(data []byte, obj any) bool { return r.strict(d, kind, data, obj) }
 	switch kind {
 	case kindPLC:
-		var plc flowcontrolv1.PriorityLevelConfiguration
-		if r.strict(d, kind, data, &plc) && r.unique(d, kind, plc.Name) {
-			if version == flowcontrolv1beta3.SchemeGroupVersion.Version {
-				fromV1beta3(&plc)
-			}
-			r.in.PriorityLevels = append(r.in.PriorityLevels, plc)
+		if plc, ok := conv.plc(data, strict); ok && r.unique(d, kind, plc.Name) {
+			r.in.PriorityLevels = append(r.in.PriorityLevels, *plc)
 		}
 	case kindFS:
-		var fs flowcontrolv1.FlowSchema
-		if r.strict(d, kind, data, &fs) && r.unique(d, kind, fs.Name) {
-			r.in.FlowSchemas = append(r.in.FlowSchemas, fs)
+		if fs, ok := conv.fs(data, strict); ok && r.unique(d, kind, fs.Name) {
+			r.in.FlowSchemas = append(r.in.FlowSchemas, *fs)
 		}
 	default:
 		r.fail(d, "kind: unsupported kind %q in %s: import reads %s and %s", kind, flowcontrolv1.GroupName, kindPLC, kindFS)
@@ -168,13 +165,5 @@ func (r *reader) unique(d manifest.Document, kind, name string) bool {
 	return false
 }
 
-// fromV1beta3 applies v1beta3's meaning of nominalConcurrencyShares 0: the default, 30,
-// unless the preserve-zero annotation is present.
-func fromV1beta3(plc *flowcontrolv1.PriorityLevelConfiguration) {
-	if _, keep := plc.Annotations[flowcontrolv1beta3.PriorityLevelPreserveZeroConcurrencySharesKey]; keep {
-		return
-	}
-	if l := plc.Spec.Limited; l != nil && l.NominalConcurrencyShares != nil && *l.NominalConcurrencyShares == 0 {
-		l.NominalConcurrencyShares = nil
-	}
-}
+// ReadFiles decodes the native objects of files and directories, as `import -f` does.
+func ReadFiles(paths []string) (*Input, error) { return readFiles(paths, nil) }

@@ -48,6 +48,9 @@ func (im *importer) addSchema(fs *flowcontrolv1.FlowSchema, t target, schemas []
 			"of their own instead of sharing the flow \"\" with cluster-scoped requests", fs.Name, companion)
 		im.res.Sources[native.KindFlowSchema+"/"+companion] = "the non-resource rules of " + source
 	}
+	for i := range conv.schemas {
+		im.carryMetadata(kindFS, fs, &conv.schemas[i].ObjectMeta)
+	}
 	im.res.FlowSchemas = append(im.res.FlowSchemas, conv.schemas...)
 	im.res.Sources[native.KindFlowSchema+"/"+fs.Name] = source
 	im.exempt = im.exempt || t.name == ExemptName
@@ -78,8 +81,14 @@ func (im *importer) resolve(fs *flowcontrolv1.FlowSchema) (target, error) {
 	case im.failed[ref]:
 		return target{}, fmt.Errorf("its PriorityLevelConfiguration %q is not imported (see above)", ref)
 	case plc == nil:
-		im.note("FlowSchema %q: its PriorityLevelConfiguration %q is not among the inputs; like kube-apiserver, "+
-			"the operator ignores the FlowSchema until a RequestPriority %q exists", fs.Name, ref, ref)
+		where := "kube-apiserver's bootstrap set"
+		if im.opts.Existing.Origin != "" {
+			where = im.opts.Existing.Origin
+		}
+		im.unenforced("FlowSchema %q: its PriorityLevelConfiguration %q is neither among the inputs nor in %s; "+
+			"like kube-apiserver, the operator ignores the FlowSchema until a RequestPriority %q exists (define it, "+
+			"or import with --from-cluster or the --kubernetes-version of the cluster that has the level)",
+			fs.Name, ref, where, ref)
 		return target{name: ref}, nil
 	case originOf(plc, suggestedLevels) == originOperator:
 		return im.operatorLevel(fs, plc)

@@ -48,10 +48,10 @@ func TestRoundTripBootstrap(t *testing.T) {
 		t.Errorf("%d RequestPriority objects, want %d", len(rt.res.RequestPriorities), len(wantLevels))
 	}
 	// A service account wildcard becomes a pattern over user names, which internal/native
-	// cannot list: system-leader-election and kube-system-service-accounts do not project again.
+	// projects back onto the native wildcard.
 	rt.wantReprojected(t, "probes", "system-node-high", "system-nodes", "kube-controller-manager",
 		"kube-controller-manager-nonresource", "kube-scheduler", "kube-scheduler-nonresource", "service-accounts",
-		"global-default")
+		"global-default", "system-leader-election", "kube-system-service-accounts", "kube-system-service-accounts-nonresource")
 }
 
 // TestRoundTripCustom does the same on testdata/custom.yaml: users, groups and service
@@ -76,7 +76,7 @@ func TestRoundTripCustom(t *testing.T) {
 	}
 	rt := roundTrip(t, in, Options{})
 	// ci tests a service account wildcard (see TestRoundTripBootstrap); orphan is not in effect.
-	rt.wantReprojected(t, "everyone", "ops", "ops-nonresource", "probes-extra", "tenant-users")
+	rt.wantReprojected(t, "ci", "everyone", "ops", "ops-nonresource", "probes-extra", "tenant-users")
 }
 
 // roundTripState is what one round trip computed.
@@ -105,7 +105,9 @@ func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
 	rt.cfg = effective.Compute(rt.rps, fss)
 	// An imported configuration repeats the native levels' shares (245 for the bootstrap
 	// ones), past the default share budget: the round trip is about fidelity, so allow 90%.
-	rt.plan = native.Project(rt.cfg, native.Existing{MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
+	// The inputs' levels exist natively: bound RequestPriorities project onto them.
+	rt.plan = native.Project(rt.cfg, native.Existing{PriorityLevels: in.PriorityLevels,
+		MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
 	rt.origins = map[string]*flowcontrolv1.FlowSchema{}
 	for i := range in.FlowSchemas {
 		fs := &in.FlowSchemas[i]

@@ -2,7 +2,9 @@ package importer
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -10,24 +12,41 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/apf-operator/apf-operator/internal/cli/cmdutil"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
-// Exit codes of Run (cmdutil's).
+// Exit codes of Run: cmdutil's, and ExitUnenforced.
 const (
-	ExitOK    = cmdutil.ExitOK
+	// ExitOK: everything selected was imported and will be enforced as the native objects are.
+	ExitOK = cmdutil.ExitOK
+	// ExitError: something could not be imported (it is left out), or an input could not be read.
 	ExitError = cmdutil.ExitFailure
+	// ExitUsage: the command line was wrong.
 	ExitUsage = cmdutil.ExitUsage
+	// ExitUnenforced: everything was imported, but some FlowSchema refers to a level that exists
+	// neither among the inputs nor in the cluster or bootstrap set: it will not be enforced.
+	ExitUnenforced = 3
 )
 
 // long is the command's description in --help.
-const long = `Reads kube-apiserver's native flow control objects (flowcontrol.apiserver.k8s.io v1 or v1beta3
-PriorityLevelConfiguration and FlowSchema) and prints RequestPriority and FlowSchema manifests
-that classify every request the same way. kube-apiserver's mandatory objects and the objects
-the operator projected are never imported; its suggested objects only with --include-bootstrap.
+const long = `Reads kube-apiserver's native flow control objects (flowcontrol.apiserver.k8s.io v1, v1beta3,
+v1beta2 or v1beta1 PriorityLevelConfiguration and FlowSchema, converted as kube-apiserver converts
+them) and prints RequestPriority and FlowSchema manifests that classify every request the same
+way. kube-apiserver's mandatory objects and the objects the operator projected are never
+imported; its suggested objects only with --include-bootstrap.
+
+A FlowSchema's level that the inputs do not define (workload-high, leader-election, catch-all,
+...) becomes a RequestPriority bound to it (spec.nativeLevel): no level is added, the FlowSchema
+projects onto the existing one. Existing means in the cluster with --from-cluster, else in
+kube-apiserver's bootstrap set of --kubernetes-version. kube-apiserver's own levels among the
+inputs are bound too.
+
 Levels get priorityLevel 1000, 2000, ... in the order their FlowSchemas first match; a
 FlowSchema's matchingPriority is its matchingPrecedence × 1000. What cannot be imported exactly
 (a level with limitResponse Reject and the FlowSchemas referring to it) is reported on standard
-error and left out; the exit code is then 1.
+error and left out. Exit codes: 0 everything imported and enforced as the native objects are;
+1 something left out (or an input unreadable); 2 a usage error; 3 everything imported, but some
+FlowSchema refers to a level that exists nowhere known and will not be enforced.
 
 Without -o the output is YAML documents, each preceded by a comment naming the native object
 it came from; -o json|yaml prints them as one v1 List, -o name their names, -o jsonpath=...
@@ -48,6 +67,8 @@ type options struct {
 	paths            []string
 	fromCluster      bool
 	includeBootstrap bool
+	kubeVersion      string
+	kubeVersionSet   bool
 	config           *genericclioptions.ConfigFlags
 	configSet        *pflag.FlagSet // the flags config added, to tell whether one was given
 	print            *genericclioptions.PrintFlags
@@ -67,6 +88,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Example: example,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.paths = append(o.paths, args...) // paths may also follow the flags
+			o.kubeVersionSet = c.Flags().Changed("kubernetes-version")
 			if err := o.check(); err != nil {
 				return err
 			}
@@ -79,7 +101,11 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	flags.BoolVar(&o.fromCluster, "from-cluster", false, "Read the native objects of the live cluster instead of -f")
 	flags.BoolVar(&o.includeBootstrap, "include-bootstrap", false, "Also import kube-apiserver's suggested objects "+
 		"(never its mandatory exempt and catch-all)")
+	flags.StringVar(&o.kubeVersion, "kubernetes-version", bootstrapset.Newest(), "With -f: the Kubernetes version "+
+		"whose bootstrap levels a FlowSchema may refer to without the inputs defining them ("+
+		strings.Join(bootstrapset.Versions(), ", ")+")")
 	o.print.AddFlags(cmd)
+	cmdutil.CompleteValues(cmd, "kubernetes-version", bootstrapset.Versions()...)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.print.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
 	o.config.Namespace = nil // the objects are cluster-scoped: no -n/--namespace
 	o.config.AddFlags(o.configSet)
@@ -96,6 +122,11 @@ func (o *options) check() error {
 		return cmdutil.UsageErrorf("nothing to import: pass -f PATH (a file, a directory or -) or --from-cluster")
 	case !o.fromCluster && o.configFlagGiven() != "":
 		return cmdutil.UsageErrorf("--%s needs --from-cluster", o.configFlagGiven())
+	case o.fromCluster && o.kubeVersionSet:
+		return cmdutil.UsageErrorf("--kubernetes-version is for -f: with --from-cluster the cluster's own levels are used")
+	}
+	if _, err := bootstrapset.ForVersion(o.kubeVersion); err != nil {
+		return cmdutil.UsageErrorf("--kubernetes-version: %v", err)
 	}
 	if *o.print.OutputFormat != "" {
 		if _, err := o.print.ToPrinter(); err != nil {
@@ -126,15 +157,36 @@ func (o *options) run(ctx context.Context, streams genericiooptions.IOStreams) e
 	if err != nil {
 		return err
 	}
-	res := Import(in, Options{IncludeBootstrap: o.includeBootstrap})
+	existing, err := o.existing(in)
+	if err != nil {
+		return err
+	}
+	res := Import(in, Options{IncludeBootstrap: o.includeBootstrap, Existing: existing})
 	if err := o.write(streams.Out, res); err != nil {
 		return err
 	}
 	res.Report(streams.ErrOut)
-	if len(res.Problems) > 0 {
+	switch {
+	case len(res.Problems) > 0:
 		return &cmdutil.ExitError{Code: ExitError}
+	case len(res.Unenforced) > 0:
+		return &cmdutil.ExitError{Code: ExitUnenforced}
 	}
 	return nil
+}
+
+// existing is the levels references bind to: the cluster's, read with the inputs, or the
+// bootstrap set of --kubernetes-version.
+func (o *options) existing(in *Input) (Existing, error) {
+	if o.fromCluster {
+		return ExistingLevels("the cluster", in.PriorityLevels), nil
+	}
+	set, err := bootstrapset.ForVersion(o.kubeVersion)
+	if err != nil {
+		return Existing{}, err
+	}
+	return ExistingLevels(fmt.Sprintf("kube-apiserver %s's bootstrap set (%s)", set.KubernetesVersion, set.Module),
+		set.PriorityLevels()), nil
 }
 
 // write prints the result as -o asks: the commented YAML documents by default.

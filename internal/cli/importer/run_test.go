@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // run calls Run and returns its exit code and outputs.
@@ -66,7 +68,7 @@ func TestGolden(t *testing.T) {
 		`note: FlowSchema "operators": its non-resource rules are imported as FlowSchema "operators-nonresource"`,
 		`skipped FlowSchema "probes": kube-apiserver's suggested object; pass --include-bootstrap to import it`,
 		`skipped PriorityLevelConfiguration "exempt": kube-apiserver's mandatory object`,
-		"imported 2 RequestPriority and 3 FlowSchema objects; 0 native object(s) could not be imported exactly",
+		"imported 2 RequestPriority (0 bound to existing levels) and 3 FlowSchema objects; not enforced: 0 native object(s) could not be imported exactly",
 	} {
 		if !strings.Contains(errOut, line) {
 			t.Errorf("stderr lacks %q:\n%s", line, errOut)
@@ -106,8 +108,10 @@ func TestReadErrors(t *testing.T) {
 			`unknown.yaml:1: PriorityLevelConfiguration: unknown field "spec.limited.limitResponse.queuing.queueLenghtLimit"`},
 		{"dupkey.yaml", "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nkind: FlowSchema\nmetadata: {name: x}\n",
 			`dupkey.yaml:0: not valid YAML`},
-		{"version.yaml", strings.Replace(plc("a", ""), "/v1\n", "/v1beta2\n", 1),
-			`version.yaml:0: apiVersion: unsupported version "flowcontrol.apiserver.k8s.io/v1beta2"`},
+		{"version.yaml", strings.Replace(plc("a", ""), "/v1\n", "/v1alpha1\n", 1),
+			`version.yaml:0: apiVersion: unsupported version "flowcontrol.apiserver.k8s.io/v1alpha1"`},
+		{"beta.yaml", strings.Replace(plc("a", ""), "/v1\n", "/v1beta2\n", 1), // v1beta2 calls it assuredConcurrencyShares
+			`beta.yaml:0: PriorityLevelConfiguration: unknown field "spec.limited.nominalConcurrencyShares"`},
 		{"kind.yaml", "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: Flow\nmetadata: {name: x}\n",
 			`kind.yaml:0: kind: unsupported kind "Flow"`},
 		{"dup.yaml", plc("a", "") + plc("a", ""), `dup.yaml:1: metadata.name: Duplicate value: PriorityLevelConfiguration "a" is also defined at`},
@@ -157,8 +161,8 @@ func TestSkipRules(t *testing.T) {
 		t.Fatalf("--include-bootstrap: exit %d: %s", code, errOut)
 	}
 	wantNames(t, out, "mine", "global-default", "workload-low", "mine", "system-nodes", "service-accounts", "global-default")
-	if !strings.Contains(out, "  name: mine\nspec:\n  assuredConcurrencyShares: 10\n  handSize: 4\n  priorityLevel: 1000\n") ||
-		!strings.Contains(out, "  name: global-default\nspec:\n  assuredConcurrencyShares: 10\n  handSize: 4\n  priorityLevel: 2000\n") {
+	if !strings.Contains(out, "  name: mine\nspec:\n  assuredConcurrencyShares: 10\n  handSize: 4\n  lendablePercent: 0\n  priorityLevel: 1000\n") ||
+		!strings.Contains(out, "  nativeLevel: global-default\n  priorityLevel: 2000\n") {
 		t.Errorf("levels are not in the order of the schemas' first match (mine, global-default, workload-low):\n%s", out)
 	}
 }
@@ -177,27 +181,35 @@ func wantNames(t *testing.T, out string, names ...string) {
 	}
 }
 
-// TestReferences checks a reference to a suggested level that is not imported, to the
-// operator's level and to a missing level.
+// TestReferences checks a reference to a suggested level that is not imported (bound to it),
+// to the operator's level, to a level of the bootstrap set that the inputs lack (bound) and to
+// a missing level (imported, not enforced: exit code 3).
 func TestReferences(t *testing.T) {
 	in := plc("workload-low", suggested) + plc("apf-tenants", owned) +
-		fs("a", 100, "workload-low", "") + fs("b", 200, "apf-tenants", "") + fs("c", 300, "missing", "")
+		fs("a", 100, "workload-low", "") + fs("b", 200, "apf-tenants", "") + fs("c", 300, "missing", "") +
+		fs("d", 400, "leader-election", "")
 	code, out, errOut := run(t, in, "-f", "-")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != ExitUnenforced {
+		t.Fatalf("exit %d, want %d: %s", code, ExitUnenforced, errOut)
 	}
-	wantNames(t, out, "workload-low", "a", "b", "c")
+	wantNames(t, out, "workload-low", "leader-election", "a", "b", "c", "d")
 	for _, want := range []string{
-		`note: PriorityLevelConfiguration "workload-low": kube-apiserver's suggested level, imported because FlowSchema "a" refers to it`,
 		`note: FlowSchema "b": refers to the operator's PriorityLevelConfiguration "apf-tenants", so it refers to RequestPriority "tenants"`,
-		`note: FlowSchema "c": its PriorityLevelConfiguration "missing" is not among the inputs`,
+		`warning: FlowSchema "c": its PriorityLevelConfiguration "missing" is neither among the inputs nor in kube-apiserver ` +
+			bootstrapset.Newest() + `'s bootstrap set`,
+		"imported 2 RequestPriority (2 bound to existing levels) and 4 FlowSchema objects; not enforced: 0 native object(s) " +
+			"could not be imported exactly and are left out, 1 imported FlowSchema(s) refer to a level that exists nowhere known",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
-	if !strings.Contains(out, "  requestPriority:\n    name: tenants\n") || !strings.Contains(out, "  requestPriority:\n    name: missing\n") {
-		t.Errorf("references not kept:\n%s", out)
+	for _, want := range []string{"  requestPriority:\n    name: tenants\n", "  requestPriority:\n    name: missing\n",
+		"# from a reference to PriorityLevelConfiguration workload-low, bound to that level of the inputs (kube-apiserver's suggested level)\n",
+		"  nativeLevel: workload-low\n", "  nativeLevel: leader-election\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }
 
@@ -220,17 +232,15 @@ func TestNotImportable(t *testing.T) {
 	if code != ExitError {
 		t.Fatalf("exit %d, want %d: %s", code, ExitError, errOut)
 	}
-	wantNames(t, out, "ok", "fine", "split-a")
+	wantNames(t, out, "catch-all", "ok", "to-catch-all", "fine", "split-a") // catch-all: bound, it rejects natively
 	for _, want := range []string{
 		`warning: PriorityLevelConfiguration "strict": not imported: spec.limited.limitResponse.type: Reject: a RequestPriority always queues`,
 		`warning: PriorityLevelConfiguration "wide": not imported: the RequestPriority it would become is invalid (spec.queuesPerWidth: Invalid value: 5000`,
-		`warning: PriorityLevelConfiguration "catch-all": not imported: spec.limited.limitResponse.type: Reject`,
 		`warning: FlowSchema "to-strict": not imported: its PriorityLevelConfiguration "strict" is not imported (see above)`,
 		`warning: FlowSchema "to-wide": not imported: its PriorityLevelConfiguration "wide" is not imported`,
-		`warning: FlowSchema "to-catch-all": not imported: its PriorityLevelConfiguration "catch-all" is not imported`,
 		`warning: FlowSchema "split": not imported: its non-resource rules would go to FlowSchema "split-nonresource" ` +
 			`(a namespace distinguisher needs resource requests), and FlowSchema "split-a", of the same matchingPrecedence, would then match between the two`,
-		"imported 1 RequestPriority and 2 FlowSchema objects; 7 native object(s) could not be imported exactly",
+		"imported 2 RequestPriority (1 bound to existing levels) and 3 FlowSchema objects; not enforced: 5 native object(s) could not be imported exactly",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)

@@ -64,6 +64,14 @@ func (o origin) why() string {
 	return ""
 }
 
+// who names the maker of an object of kube-apiserver's.
+func (o origin) who() string {
+	if o == originMandatory {
+		return "kube-apiserver's mandatory level"
+	}
+	return "kube-apiserver's suggested level"
+}
+
 // imported reports whether an object of this origin is imported.
 func (o origin) imported(opts Options) bool {
 	return o == originUser || (o == originSuggested && opts.IncludeBootstrap)
