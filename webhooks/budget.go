@@ -33,14 +33,14 @@ type shareTotals struct {
 	mu     sync.Mutex
 	rps    map[string]int64 // validation.LimitedShares by name
 	sum    int64            // their sum
-	levels map[string]int32 // shares of the native levels the operator does not own, by name
+	levels map[string]budget.Level // the native levels the operator does not own, by name
 }
 
 var _ ShareTotals = (*shareTotals)(nil)
 
 // newShareTotals registers the event handlers on c's informers (before or after c starts).
 func newShareTotals(ctx context.Context, c cache.Cache, maxLossPercent int32) (*shareTotals, error) {
-	s := &shareTotals{maxLossPercent: maxLossPercent, rps: map[string]int64{}, levels: map[string]int32{}}
+	s := &shareTotals{maxLossPercent: maxLossPercent, rps: map[string]int64{}, levels: map[string]budget.Level{}}
 	for _, w := range []struct {
 		obj client.Object
 		set func(obj any)
@@ -95,7 +95,7 @@ func (s *shareTotals) setLevel(obj any) {
 		delete(s.levels, plc.Name)
 		return
 	}
-	s.levels[plc.Name] = budget.Shares(plc)
+	s.levels[plc.Name] = budget.LevelOf(plc)
 }
 
 func (s *shareTotals) delete(obj any) {
@@ -120,8 +120,8 @@ func (s *shareTotals) Budget(ctx context.Context, name string) (budget.Budget, i
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	kept := make([]budget.Level, 0, len(s.levels))
-	for n, shares := range s.levels {
-		kept = append(kept, budget.Level{Name: n, Shares: shares})
+	for _, l := range s.levels {
+		kept = append(kept, l)
 	}
 	return budget.New(kept, s.maxLossPercent, 0), s.sum - s.rps[name], nil
 }
