@@ -135,7 +135,7 @@ EVAL_PACKAGES := /test/autopilot
 # in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
 # is raced in its own packages' tests (internal/apf/...).
 PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
-	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics
+	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics /test/budget /test/budgetorder
 # The autopilot's simulator: one goroutine replays days of virtual time through the engine on a
 # fake clock (the engine's packages are raced in their own tests); under -race it took 221 s of
 # the raced lane, alone 50 s, so it runs in the second lane without it.
