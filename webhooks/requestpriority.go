@@ -74,6 +74,13 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 			return nil, lookupError(err)
 		}
 		errs = validation.RequestPriorityShares(old, obj, others, b)
+		if bt, ok := v.Shares.(BorrowingTotals); ok && len(errs) == 0 {
+			borrowing, err := bt.Borrowing(ctx, obj.Name)
+			if err != nil {
+				return nil, lookupError(err)
+			}
+			errs = validation.RequestPriorityBorrowing(old, obj, borrowing, b)
+		}
 	}
 	if v.NativeWarnings && len(errs) == 0 {
 		warnings = append(warnings, nativeWarnings("RequestPriority", obj.Name, native.LevelErrors(&obj.Spec))...)

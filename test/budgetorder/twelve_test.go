@@ -46,6 +46,7 @@ var keptLevels = []string{"system", "node-high", "leader-election", "workload-hi
 // seats of before.
 func TestTwelveConcurrentCreates(t *testing.T) {
 	ctx := t.Context()
+	waitWebhook(t)
 	before := keptSeats(t)
 	names := createAtOnce(t)
 	expected := earliest(t, names)
@@ -72,6 +73,17 @@ func TestTwelveConcurrentCreates(t *testing.T) {
 		samples++
 	}
 	t.Logf("%d samples over %v: the same %d levels projected, the same native levels", samples, watchFor, fit)
+}
+
+// waitWebhook waits until the operator's webhook answers (a server-side dry run of a create).
+func waitWebhook(t *testing.T) {
+	t.Helper()
+	harness.Eventually(t, waitFor, "the operator's webhook", func(ctx context.Context) error {
+		probe := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Spec: flowv1.RequestPrioritySpec{
+			PriorityLevel: 9000, AssuredConcurrencyShares: ptr.To[int32](1), QueuesPerWidth: ptr.To[int32](1),
+			QueueLengthLimit: ptr.To[int32](1)}}
+		return k8s.Create(ctx, probe, client.DryRunAll)
+	})
 }
 
 // createAtOnce creates the twelve RequestPriorities from twelve clients released together.
