@@ -13,6 +13,10 @@
 // with a small SCL a level can lose one seat more than that share; when SCL is known, New's
 // budget also keeps every level's rounded seats at (100−p)% or more.
 //
+// The budget also bounds borrowing (borrowing.go): the operator's levels may borrow at most p% of
+// the seats the kept levels lend, and a projected level without a borrowing limit gets
+// DefaultBorrowingLimitPercent.
+//
 // The budget protects every level the operator does not own, not only the control plane's:
 // simpler, and it covers levels a provider adds. When the cluster's levels are not known
 // (offline validation), the mandatory and suggested levels of k8s.io/apiserver stand for them.
