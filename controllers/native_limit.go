@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/apf-operator/apf-operator/internal/apfmetrics"
 )
 
@@ -82,8 +84,9 @@ const replicaLimitBackoff = 10
 type replicaLimits struct {
 	source *replicaSource
 
-	mu   sync.Mutex
-	skip int // reads left to skip
+	mu     sync.Mutex
+	skip   int  // reads left to skip
+	failed bool // a failure was logged: log the next one only after a success
 }
 
 // minimum returns the smallest server limit over the replicas; ok is false when they could not
@@ -100,10 +103,14 @@ func (r *replicaLimits) minimum(ctx context.Context) (limit int64, ok bool) {
 	}
 	limit, err := r.read(ctx)
 	if err != nil {
-		r.source.note(ctx, err)
-		r.skip = replicaLimitBackoff
+		if !r.failed {
+			logf.FromContext(ctx).Info("Cannot read every kube-apiserver replica's concurrency limit; the share budget "+
+				"uses the limit of the replica the kubernetes Service reaches", "error", err.Error())
+		}
+		r.failed, r.skip = true, replicaLimitBackoff
 		return 0, false
 	}
+	r.failed = false
 	return limit, true
 }
 
