@@ -140,7 +140,7 @@ EVAL_PACKAGES := /test/autopilot
 # is raced in its own packages' tests (internal/apf/...).
 PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
 	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics /test/docs /test/exempt \
-	/test/importlive
+	/test/importlive /test/budget /test/budgetorder
 # The autopilot's simulator: one goroutine replays days of virtual time through the engine on a
 # fake clock (the engine's packages are raced in their own tests); under -race it took 221 s of
 # the raced lane, alone 50 s, so it runs in the second lane without it.

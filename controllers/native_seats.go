@@ -31,15 +31,19 @@ const nativeSeatsTimeout = 10 * time.Second
 type nativeSeats struct {
 	// nominal is apiserver_flowcontrol_nominal_limit_seats by priority level.
 	nominal map[string]int32
-	// scl is the server concurrency limit (apfmetrics.Seats.ServerLimit); 0 when unknown.
+	// scl is the server concurrency limit (apfmetrics.Seats.ServerLimit) of the replica
+	// read; 0 when unknown.
 	scl int64
+	// budgetLimit is the damped minimum over the replicas that the share budget uses
+	// (native_limit.go); 0 when unknown.
+	budgetLimit int64
 }
 
 func (s *nativeSeats) equal(o *nativeSeats) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return s.scl == o.scl && maps.Equal(s.nominal, o.nominal)
+	return s.scl == o.scl && s.budgetLimit == o.budgetLimit && maps.Equal(s.nominal, o.nominal)
 }
 
 // seatReader reads the native seats from one kube-apiserver's /metrics (behind the Service,
@@ -50,6 +54,10 @@ type seatReader struct {
 	failed  atomic.Bool // a failure was logged: log the next one only after a success
 	// rejections are kube-apiserver's rejection counts, from the same reads (status.observed).
 	rejections rejectionWindow
+	// limits reads every replica's server limit (nil: only the Service's); damper holds the
+	// budget's limit steady (native_limit.go). Only read's caller uses them.
+	limits *replicaLimits
+	damper limitDamper
 }
 
 func newSeatReader(cfg *rest.Config) (*seatReader, error) {
@@ -81,7 +89,9 @@ func (r *seatReader) traffic() *observedTraffic {
 
 // read reads /metrics once and reports whether the seats or the rejection counts changed. A
 // failure (for example forbidden) is logged once and leaves the last seats and counts in place.
-func (r *seatReader) read(ctx context.Context) bool {
+// With replicas, the budget's limit also reads every replica (the first read, which the first
+// snapshot waits for, does not: an unreachable replica would hold it up).
+func (r *seatReader) read(ctx context.Context, replicas bool) bool {
 	ctx, cancel := context.WithTimeout(ctx, nativeSeatsTimeout)
 	defer cancel()
 	raw, err := r.fetch(ctx)
@@ -101,6 +111,13 @@ func (r *seatReader) read(ctx context.Context) bool {
 		return false
 	}
 	r.failed.Store(false)
+	reading := seats.scl
+	if replicas {
+		if lowest, ok := r.limits.minimum(ctx); ok {
+			reading = lowest
+		}
+	}
+	seats.budgetLimit = r.damper.observe(reading)
 	rejectionsChanged := r.rejections.update(families, time.Now())
 	return !seats.equal(r.current.Swap(seats)) || rejectionsChanged
 }
@@ -145,7 +162,7 @@ func (h *snapshotHolder) startSeats(ctx context.Context) {
 	if h.seats == nil {
 		return
 	}
-	h.seats.read(ctx)
+	h.seats.read(ctx, false)
 	go func() {
 		tick := time.NewTicker(h.seatsPeriod)
 		defer tick.Stop()
@@ -161,7 +178,7 @@ func (h *snapshotHolder) startSeats(ctx context.Context) {
 				case <-time.After(seatsSettle):
 				}
 			}
-			if h.seats.read(ctx) {
+			if h.seats.read(ctx, true) {
 				h.signal()
 			}
 		}

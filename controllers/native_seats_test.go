@@ -53,11 +53,11 @@ func TestSeatReader(t *testing.T) {
 		return body, nil
 	}}
 	ctx := context.Background()
-	if !r.read(ctx) || r.read(ctx) {
+	if !r.read(ctx, true) || r.read(ctx, true) {
 		t.Error("the first read must report a change, the same seats again none")
 	}
 	fail = true
-	if r.read(ctx) || r.get() == nil {
+	if r.read(ctx, true) || r.get() == nil {
 		t.Error("a failed read must keep the last seats and report no change")
 	}
 }

@@ -39,6 +39,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		if snaps.seats, err = newSeatReader(mgr.GetConfig()); err != nil {
 			return err
 		}
+		snaps.seats.limits = &replicaLimits{source: newReplicaSource(mgr.GetConfig(), mgr.GetAPIReader())}
 		snaps.seatsPeriod = cmp.Or(opts.NativeSeatsPeriod, DefaultNativeSeatsPeriod)
 	}
 	snaps.unmatched = opts.NativeUnmatched

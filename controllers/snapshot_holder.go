@@ -230,6 +230,7 @@ func (h *snapshotHolder) compute(ctx context.Context) (time.Duration, error) {
 			return 0, err
 		}
 		natives.ExemptAuthorized = native.ExemptRecordOf(fss.Items)
+		natives.Created = createdTimes(rps.Items)
 	}
 	prev := h.get()
 	snap := buildSnapshot(rps.Items, fss.Items, natives, prev, time.Now())
@@ -263,7 +264,7 @@ func (h *snapshotHolder) listNatives(ctx context.Context, ours []flowv1.FlowSche
 	existing := &native.Existing{PriorityLevels: plcs.Items, FlowSchemas: fss.Items, Operator: h.operator,
 		MaxSeatLossPercent: h.maxSeatLoss, Unmatched: h.unmatched, Withheld: defaults.Withheld(ours)}
 	if seats := h.seats.get(); seats != nil {
-		existing.ServerConcurrencyLimit = seats.scl
+		existing.ServerConcurrencyLimit = seats.budgetLimit
 	}
 	return existing, nil
 }
@@ -371,4 +372,13 @@ func autopilotRecord(rp *flowv1.RequestPriority) (*int32, string) {
 		return nil, ""
 	}
 	return rp.Status.Autopilot.AppliedShares, rp.Status.Autopilot.Pool
+}
+
+// createdTimes is native.Existing.Created: the RequestPriorities' creation times, by name.
+func createdTimes(rps []flowv1.RequestPriority) map[string]time.Time {
+	out := make(map[string]time.Time, len(rps))
+	for i := range rps {
+		out[rps[i].Name] = rps[i].CreationTimestamp.Time
+	}
+	return out
 }

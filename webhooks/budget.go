@@ -30,17 +30,20 @@ type shareTotals struct {
 	maxLossPercent int32
 	synced         []toolscache.InformerSynced
 
-	mu     sync.Mutex
-	rps    map[string]int64 // validation.LimitedShares by name
-	sum    int64            // their sum
-	levels map[string]int32 // shares of the native levels the operator does not own, by name
+	mu        sync.Mutex
+	rps       map[string]int64        // validation.LimitedShares by name
+	sum       int64                   // their sum
+	borrow    map[string]int64        // validation.ExplicitBorrowing by name
+	borrowSum int64                   // their sum
+	levels    map[string]budget.Level // the native levels the operator does not own, by name
 }
 
 var _ ShareTotals = (*shareTotals)(nil)
 
 // newShareTotals registers the event handlers on c's informers (before or after c starts).
 func newShareTotals(ctx context.Context, c cache.Cache, maxLossPercent int32) (*shareTotals, error) {
-	s := &shareTotals{maxLossPercent: maxLossPercent, rps: map[string]int64{}, levels: map[string]int32{}}
+	s := &shareTotals{maxLossPercent: maxLossPercent, rps: map[string]int64{}, levels: map[string]budget.Level{},
+		borrow: map[string]int64{}}
 	for _, w := range []struct {
 		obj client.Object
 		set func(obj any)
@@ -73,6 +76,16 @@ func (s *shareTotals) setRequestPriority(obj any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.setSharesLocked(rp.Name, validation.LimitedShares(rp))
+	s.setBorrowingLocked(rp.Name, validation.ExplicitBorrowing(rp))
+}
+
+func (s *shareTotals) setBorrowingLocked(name string, borrowing int64) {
+	s.borrowSum += borrowing - s.borrow[name]
+	if borrowing == 0 {
+		delete(s.borrow, name)
+		return
+	}
+	s.borrow[name] = borrowing
 }
 
 func (s *shareTotals) setSharesLocked(name string, shares int64) {
@@ -95,7 +108,9 @@ func (s *shareTotals) setLevel(obj any) {
 		delete(s.levels, plc.Name)
 		return
 	}
-	s.levels[plc.Name] = native.OriginalShares(plc) // a donor's shares before carving
+	lvl := budget.LevelOf(plc)
+	lvl.Shares = native.OriginalShares(plc) // a donor's shares before carving
+	s.levels[plc.Name] = lvl
 }
 
 func (s *shareTotals) delete(obj any) {
@@ -107,6 +122,7 @@ func (s *shareTotals) delete(obj any) {
 	switch o := obj.(type) {
 	case *v1alpha1.RequestPriority:
 		s.setSharesLocked(o.Name, 0)
+		s.setBorrowingLocked(o.Name, 0)
 	case *flowcontrolv1.PriorityLevelConfiguration:
 		delete(s.levels, o.Name)
 	}
@@ -120,8 +136,28 @@ func (s *shareTotals) Budget(ctx context.Context, name string) (budget.Budget, i
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	kept := make([]budget.Level, 0, len(s.levels))
-	for n, shares := range s.levels {
-		kept = append(kept, budget.Level{Name: n, Shares: shares})
+	for _, l := range s.levels {
+		kept = append(kept, l)
 	}
 	return budget.New(kept, s.maxLossPercent, 0), s.sum - s.rps[name], nil
+}
+
+// BorrowingTotals reads what the native borrowing rule (validation.RequestPriorityBorrowing)
+// needs beside the share budget; ShareTotals may implement it.
+type BorrowingTotals interface {
+	// Borrowing returns the explicit borrowing (validation.ExplicitBorrowing) of every
+	// RequestPriority other than the one named.
+	Borrowing(ctx context.Context, name string) (int64, error)
+}
+
+var _ BorrowingTotals = (*shareTotals)(nil)
+
+// Borrowing implements BorrowingTotals; it waits for the cache to hold every object first.
+func (s *shareTotals) Borrowing(ctx context.Context, name string) (int64, error) {
+	if !toolscache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return 0, fmt.Errorf("the cache of RequestPriorities and native priority levels is not synced yet")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.borrowSum - s.borrow[name], nil
 }

@@ -77,6 +77,13 @@ func (v *RequestPriorityValidator) validate(ctx context.Context, old, obj *v1alp
 			return nil, lookupError(err)
 		}
 		errs = validation.RequestPriorityShares(old, obj, others, b)
+		if bt, ok := v.Shares.(BorrowingTotals); ok && len(errs) == 0 {
+			borrowing, err := bt.Borrowing(ctx, obj.Name)
+			if err != nil {
+				return nil, lookupError(err)
+			}
+			errs = validation.RequestPriorityBorrowing(old, obj, borrowing, b)
+		}
 	}
 	if len(errs) == 0 {
 		if errs, err = sharesFromErrors(ctx, v.Donors, old, obj); err != nil {

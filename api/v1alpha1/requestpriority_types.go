@@ -96,8 +96,9 @@ type RequestPrioritySpec struct {
 	// borrowingLimitPercent caps how much concurrency this level may borrow from others, as a
 	// percentage of its own nominal concurrency, as kube-apiserver's
 	// PriorityLevelConfiguration.spec.limited.borrowingLimitPercent; projected onto it. Absent:
-	// no limit. Allowed only when priorityLevel > 0. At least 0; values above 100 are allowed
-	// (up to 1,000,000).
+	// no limit in the in-process filter; the native projection gives 50, or less where the
+	// native borrowing budget requires (docs/enforcement.md, "Borrowing"). Allowed only when
+	// priorityLevel > 0. At least 0; values above 100 are allowed (up to 1,000,000).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000

@@ -3,6 +3,7 @@ package native_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,14 +15,23 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
+// createdInOrder is Existing.Created with the names created a minute apart, in the order given.
+func createdInOrder(names ...string) map[string]time.Time {
+	out := map[string]time.Time{}
+	for i, n := range names {
+		out[n] = time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC)
+	}
+	return out
+}
+
 func withShares(rp flowv1.RequestPriority, shares int32) flowv1.RequestPriority {
 	rp.Spec.AssuredConcurrencyShares = ptr.To(shares)
 	return rp
 }
 
 // TestShareBudget: with kube-apiserver's bootstrap levels (245 shares) and the default 10%, the
-// operator's levels may hold 27 shares; levels are admitted highest priority first while they
-// fit, the rest report OverBudget with the arithmetic, and their FlowSchemas are not projected.
+// operator's levels may hold 27 shares; levels are admitted oldest first while they fit, the
+// rest report OverBudget with the arithmetic, and their FlowSchemas are not projected.
 func TestShareBudget(t *testing.T) {
 	rps := []flowv1.RequestPriority{
 		withShares(requestPriority("high", 100, 1, 0), 20),
@@ -33,7 +43,7 @@ func TestShareBudget(t *testing.T) {
 		flowSchema("to-middle", 10, "middle", nil, apitest.And(apitest.Equals(flowv1.FieldUser, "m"))),
 		flowSchema("to-low", 20, "low", nil, apitest.And(apitest.Equals(flowv1.FieldUser, "l"))),
 	}
-	plan := native.Project(effective.Compute(rps, fss), native.Existing{})
+	plan := native.Project(effective.Compute(rps, fss), native.Existing{Created: createdInOrder("high", "middle", "idle", "low")})
 	for name, want := range map[string]string{"high": flowv1.ReasonProjected, "middle": flowv1.ReasonOverBudget,
 		"idle": flowv1.ReasonProjected, "low": flowv1.ReasonProjected} {
 		if got := plan.RequestPriorities[name]; got.Reason != want || got.Projected != (want == flowv1.ReasonProjected) {
@@ -84,6 +94,7 @@ func TestShareBudgetOfTheCluster(t *testing.T) {
 		ten, oneFits bool
 	}{{nil, true, false}, {ptr.To[int32](9), false, true}} { // K=90: 10 shares at 10%, 8 at 9%
 		existing.MaxSeatLossPercent = c.p
+		existing.Created = createdInOrder("ten", "one")
 		plan := native.Project(effective.Compute(rps, nil), existing)
 		if got := plan.RequestPriorities["ten"].Projected; got != c.ten {
 			t.Errorf("p=%v: ten projected %v, want %v: %s", ptr.Deref(c.p, 10), got, c.ten, plan.RequestPriorities["ten"].Message)

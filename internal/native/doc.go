@@ -79,7 +79,8 @@
 // `exempt` (only that name may be of type Exempt): no object is written for it, and FlowSchemas
 // that refer to it refer to `exempt`. Any other level becomes a Limited
 // PriorityLevelConfiguration: nominalConcurrencyShares = assuredConcurrencyShares,
-// lendablePercent (0 when absent), borrowingLimitPercent (no limit when absent), and
+// lendablePercent (0 when absent), borrowingLimitPercent (budget.DefaultBorrowingLimitPercent
+// when absent, lowered to what the borrowing rule leaves, see budget.go), and
 // limitResponse Queue{queues: queuesPerWidth, handSize (1 for a single queue),
 // queueLengthLimit}. kube-apiserver keeps one queue set per level and counts a request's width
 // as seats in it, so the two per-width queue sets of the in-process filter become one set of
@@ -93,10 +94,14 @@
 // message names the fields kube-apiserver reads differently from the in-process engine
 // (differences.go).
 //
-// Levels are admitted highest priority first while their shares fit the share budget of
-// package budget (the native levels the operator does not own keep 90% of their share of the
-// server by default, Existing.MaxSeatLossPercent); a level past it reports OverBudget on
-// spec.assuredConcurrencyShares and is not written.
+// Levels are admitted in the budget's order (budget_order.go: levels already projected, then
+// creation time, then name) while their shares fit the share budget of package budget (the
+// native levels the operator does not own keep 90% of their share of the server by default,
+// Existing.MaxSeatLossPercent) and their borrowing fits its borrowing rule (the operator's
+// levels borrow at most that percentage of what those levels lend); a level past it reports
+// OverBudget on spec.assuredConcurrencyShares or spec.borrowingLimitPercent and is not
+// written. A level that carves its shares from a donor (spec.sharesFrom, carve.go) is checked
+// against its donor instead of the share budget.
 //
 // # Order
 //

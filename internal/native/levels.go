@@ -6,6 +6,7 @@ import (
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -36,7 +37,7 @@ func priorityLevel(p *effective.Priority, name string) (*flowcontrolv1.PriorityL
 			Limited: &flowcontrolv1.LimitedPriorityLevelConfiguration{
 				NominalConcurrencyShares: &shares,
 				LendablePercent:          &lendable,
-				BorrowingLimitPercent:    copyInt32(p.BorrowingLimitPercent),
+				BorrowingLimitPercent:    ptr.To(borrowingLimit(p)),
 				LimitResponse: flowcontrolv1.LimitResponse{
 					Type: flowcontrolv1.LimitResponseTypeQueue,
 					Queuing: &flowcontrolv1.QueuingConfiguration{
@@ -51,14 +52,6 @@ func priorityLevel(p *effective.Priority, name string) (*flowcontrolv1.PriorityL
 // requiredEntropyBits is kube-apiserver's shufflesharding.RequiredEntropyBits.
 func requiredEntropyBits(deck, hand int32) int {
 	return int(math.Ceil(math.Log2(float64(deck)) * float64(hand)))
-}
-
-func copyInt32(p *int32) *int32 {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
 }
 
 // LevelErrors lists why a RequestPriority spec cannot be projected exactly (a hand kube-apiserver

@@ -3,10 +3,12 @@ package native
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
@@ -34,6 +36,10 @@ type Existing struct {
 	// Unmatched is the operator's choice (--native-unmatched) of what classifies the requests
 	// no projected FlowSchema matches; "" means UnmatchedKubeAPIServer.
 	Unmatched Unmatched
+	// Created holds, by RequestPriority name, its creationTimestamp: after the levels already
+	// projected, the share budget admits levels in creation order (budget_order.go). A name
+	// absent from it counts as created at the zero time; ties are broken by name. Optional.
+	Created map[string]time.Time
 	// AutopilotShares are the nominal shares the autopilot applies, by RequestPriority name,
 	// in place of their configured shares (the native level and the share budget use them);
 	// a RequestPriority absent from it is projected with its configured shares. Optional.
@@ -135,8 +141,11 @@ func Project(cfg *effective.Config, existing Existing) *Plan {
 	pr.notInEffect(cfg.RequestPriorityStatus, pr.plan.RequestPriorities)
 	pr.notInEffect(cfg.FlowSchemaStatus, pr.plan.FlowSchemaResults)
 	pr.claimNames(cfg)
-	for _, p := range cfg.Priorities {
-		pr.projectLevel(p)
+	pr.created = existing.Created
+	levels := pr.prepareLevels(cfg.Priorities)
+	pr.admitInBudgetOrder(levels)
+	for _, l := range levels {
+		pr.projectLevel(l)
 	}
 	pr.projectSchemas(cfg)
 	pr.projectOperatorRoute(existing.Operator, existing.PriorityLevels)
@@ -157,6 +166,8 @@ type projector struct {
 	claims    map[string]string
 	budget    budget.Budget // shares the operator's levels may take (budget.go)
 	shares    int64         // shares of the levels admitted so far
+	asks      []budget.Ask  // the levels admitted so far, for the borrowing rule
+	created   map[string]time.Time
 	unmatched Unmatched
 	// backstopLevels names the native levels projected from backstops.
 	backstopLevels map[string]bool
@@ -205,18 +216,42 @@ func (pr *projector) notInEffect(statuses map[string]effective.Status, out map[s
 	}
 }
 
-// projectLevel projects one level in effect.
-func (pr *projector) projectLevel(p *effective.Priority) {
+// prepareLevels reports the exempt levels and the levels that cannot be projected (a name
+// conflict, a hand kube-apiserver refuses), and returns the others, in priority order, for
+// the budget to admit.
+func (pr *projector) prepareLevels(priorities []*effective.Priority) []*preparedLevel {
+	var out []*preparedLevel
+	for _, p := range priorities {
+		if l := pr.prepareLevel(p); l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// preparedLevel is a level that can be projected if the budget admits it.
+type preparedLevel struct {
+	p       *effective.Priority
+	applied *effective.Priority // p with the autopilot's shares
+	name    string              // its native name
+	plc     *flowcontrolv1.PriorityLevelConfiguration
+	// refused is the budget's Result when it does not admit the level; borrowing is the
+	// borrowing limit it gives the level when it does.
+	refused   *Result
+	borrowing int32
+}
+
+func (pr *projector) prepareLevel(p *effective.Priority) *preparedLevel {
 	if p.Exempt() {
 		pr.levelNames[p] = ExemptLevelName
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, Result{Projected: true, Reason: flowv1.ReasonProjected,
 			NativeName: ExemptLevelName, Message: "projected onto kube-apiserver's mandatory exempt " +
 				"PriorityLevelConfiguration (level 0 is exempt; only that native level may be)"})
-		return
+		return nil
 	}
 	if p.NativeLevel != "" {
 		pr.projectBound(p)
-		return
+		return nil
 	}
 	name := levelName(p)
 	if p.Backstop {
@@ -224,27 +259,30 @@ func (pr *projector) projectLevel(p *effective.Priority) {
 	}
 	if res, conflict := pr.conflict(pr.plcs[name], "PriorityLevelConfiguration", name, p.Name); conflict {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
-		return
+		return nil
 	}
 	applied := pr.applied(p)
 	plc, err := priorityLevel(applied, name)
 	if err != nil {
 		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, notExpressible(field.ErrorList{err}))
+		return nil
+	}
+	return &preparedLevel{p: p, applied: applied, name: name, plc: plc}
+}
+
+// projectLevel projects one prepared level, or reports why the budget refused it.
+func (pr *projector) projectLevel(l *preparedLevel) {
+	if l.refused != nil {
+		pr.report(pr.plan.RequestPriorities, l.p.Name, l.p.Backstop, *l.refused)
 		return
 	}
-	admit := pr.admit
-	if p.SharesFrom != "" && !p.Backstop {
-		admit = pr.carve
-	}
-	if res, fits := admit(applied); !fits {
-		pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
-		return
-	}
-	pr.levelNames[p] = name
-	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *plc)
-	res := carvedNote(projected("PriorityLevelConfiguration", name), applied)
-	res.Message = withDifferences(res.Message, LevelDifferences(p, applied))
-	pr.report(pr.plan.RequestPriorities, p.Name, p.Backstop, res)
+	pr.levelNames[l.p] = l.name
+	l.plc.Spec.Limited.BorrowingLimitPercent = ptr.To(l.borrowing)
+	pr.plan.PriorityLevels = append(pr.plan.PriorityLevels, *l.plc)
+	res := carvedNote(projected("PriorityLevelConfiguration", l.name), l.applied)
+	res.Message += defaultedNote(l.applied, l.borrowing)
+	res.Message = withDifferences(res.Message, LevelDifferences(l.p, l.applied))
+	pr.report(pr.plan.RequestPriorities, l.p.Name, l.p.Backstop, res)
 }
 
 // applied is p with the shares the autopilot applies to it, or p itself when it applies none

@@ -38,3 +38,37 @@ func RequestPriorityShares(old, obj *v1alpha1.RequestPriority, others int64, b b
 			"RequestPriorities' shares, or raise --native-max-seat-loss-percent",
 			b.Explain(), others, total, b.Describe(total), max(b.MaxShares-others, 0)))}
 }
+
+// ExplicitBorrowing is what a RequestPriority with an explicit borrowingLimitPercent asks of the
+// native borrowing budget, in share-percent: its shares (LimitedShares) × borrowingLimitPercent;
+// 0 when the limit is absent (the projector then gives it the default, lowered to what the
+// budget leaves, so it is never refused for it).
+func ExplicitBorrowing(rp *v1alpha1.RequestPriority) int64 {
+	if rp == nil || rp.Spec.BorrowingLimitPercent == nil {
+		return 0
+	}
+	return LimitedShares(rp) * int64(max(*rp.Spec.BorrowingLimitPercent, 0))
+}
+
+// RequestPriorityBorrowing is the borrowing rule of native enforcement in shares (package
+// budget, borrowing.go), for admission: the explicit borrowing limits of the RequestPriorities
+// together may ask at most p% of what the kept levels lend. others is the sum of
+// ExplicitBorrowing of every other RequestPriority. As with shares, a change is refused only
+// when the new total is over the rule and higher than the old one. The projector stays the
+// authority (it also counts defaulted limits, and seats when it knows kube-apiserver's limit).
+func RequestPriorityBorrowing(old, obj *v1alpha1.RequestPriority, others int64, b budget.Budget) field.ErrorList {
+	asked := ExplicitBorrowing(obj)
+	bw := b.Borrowing(nil)
+	bw.Taken = others + asked
+	if asked == 0 || bw.Fits() || bw.Taken <= others+ExplicitBorrowing(old) {
+		return nil
+	}
+	most := (bw.Limit - others) / max(LimitedShares(obj), 1)
+	fix := fmt.Sprintf("lower it to at most %d", most)
+	if most < 0 {
+		fix = "lower other RequestPriorities' borrowingLimitPercent"
+	}
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "borrowingLimitPercent"), *obj.Spec.BorrowingLimitPercent,
+		fmt.Sprintf("over the native borrowing budget: %s; %s, lower other RequestPriorities' borrowing, or raise "+
+			"--native-max-seat-loss-percent", bw.Explain(b.MaxLossPercent), fix))}
+}

@@ -61,3 +61,37 @@ func TestRequestPriorityShares(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestPriorityBorrowing: on a stock cluster at 10% explicit borrowing limits may ask
+// 1399 share-percent together (10% of the suggested levels' 13990); 27 shares at 52% (1404) is
+// refused on spec.borrowingLimitPercent with the most that fits (51), lowering is admitted, and
+// an absent limit (the projector's default, lowered to fit) never is refused.
+func TestRequestPriorityBorrowing(t *testing.T) {
+	b := budget.New(nil, 10, 0)
+	withLimit := func(shares, limit int32) *v1alpha1.RequestPriority {
+		rp := sharesRP(100, shares)
+		rp.Spec.BorrowingLimitPercent = ptr.To(limit)
+		return rp
+	}
+	errs := validation.RequestPriorityBorrowing(nil, withLimit(27, 52), 0, b)
+	if len(errs) != 1 || errs[0].Field != "spec.borrowingLimitPercent" ||
+		!strings.Contains(errs[0].Detail, "floor(10×13990/100) = 1399 share-percent") || !strings.Contains(errs[0].Detail, "at most 51") {
+		t.Errorf("27 shares at 52%%: %v", errs)
+	}
+	for _, c := range []struct {
+		name     string
+		old, obj *v1alpha1.RequestPriority
+		others   int64
+	}{
+		{"fits", nil, withLimit(27, 51), 0},
+		{"absent", nil, sharesRP(100, 27), 100000},
+		{"lowered while over", withLimit(27, 90), withLimit(27, 80), 0},
+	} {
+		if errs := validation.RequestPriorityBorrowing(c.old, c.obj, c.others, b); len(errs) != 0 {
+			t.Errorf("%s: refused: %v", c.name, errs)
+		}
+	}
+	if errs := validation.RequestPriorityBorrowing(nil, withLimit(10, 10), 1350, b); len(errs) != 1 {
+		t.Errorf("100 more share-percent beside 1350: %v, want refused", errs)
+	}
+}

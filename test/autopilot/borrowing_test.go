@@ -9,13 +9,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // tenantLendablePercent is what the tenants lend in the borrowing evaluation (kube-apiserver's
-// workload-high and global-default lend 50%); they borrow without limit.
+// workload-high and global-default lend 50%); they borrow up to the native projection's default
+// borrowing limit (their spec leaves it absent).
 const tenantLendablePercent = 50
 
 // TestEvalAutopilotAgainstBorrowing is issue #34's live evaluation (docs/autopilot-live.md): the
@@ -52,7 +55,8 @@ func TestEvalAutopilotAgainstBorrowing(t *testing.T) {
 
 // enableBorrowing sets every tenant's lendablePercent to tenantLendablePercent and removes its
 // borrowing limit (a merge patch, as a Git change would), and waits until the native levels
-// have them.
+// have them: the lendable percent, and the native projection's default borrowing limit (or
+// less, where the native borrowing budget requires: docs/enforcement.md, "Borrowing").
 func enableBorrowing(ctx context.Context, t *testing.T, cs kubernetes.Interface, k8s client.Client) {
 	t.Helper()
 	patch := fmt.Sprintf(`{"spec":{"lendablePercent":%d,"borrowingLimitPercent":null}}`, tenantLendablePercent)
@@ -70,11 +74,12 @@ func enableBorrowing(ctx context.Context, t *testing.T, cs kubernetes.Interface,
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l := plc.Spec.Limited; l != nil && l.LendablePercent != nil && *l.LendablePercent == tenantLendablePercent && l.BorrowingLimitPercent == nil {
+			if l := plc.Spec.Limited; l != nil && l.LendablePercent != nil && *l.LendablePercent == tenantLendablePercent &&
+				ptr.Deref(l.BorrowingLimitPercent, 1000) <= budget.DefaultBorrowingLimitPercent {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s's native level did not get lendablePercent %d without a borrowing limit: %+v", tn.name, tenantLendablePercent, plc.Spec.Limited)
+				t.Fatalf("%s's native level did not get lendablePercent %d with the default borrowing limit: %+v", tn.name, tenantLendablePercent, plc.Spec.Limited)
 			}
 			time.Sleep(time.Second)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -62,10 +63,10 @@ func TestEnforcementByUID(t *testing.T) {
 	checkOwned(t, plc, native.KindRequestPriority, "tenant")
 	if l := plc.Spec.Limited; plc.Spec.Type != flowcontrolv1.PriorityLevelEnablementLimited || l == nil ||
 		ptr.Deref(l.NominalConcurrencyShares, -1) != 10 || ptr.Deref(l.LendablePercent, -1) != 0 ||
-		l.BorrowingLimitPercent != nil || l.LimitResponse.Queuing == nil ||
+		ptr.Deref(l.BorrowingLimitPercent, 1000) > budget.DefaultBorrowingLimitPercent || l.LimitResponse.Queuing == nil ||
 		*l.LimitResponse.Queuing != (flowcontrolv1.QueuingConfiguration{Queues: 16, HandSize: 4, QueueLengthLimit: 50}) {
-		t.Errorf("native PriorityLevelConfiguration %s: spec %+v, want Limited, shares 10, lendable 0, no borrowing "+
-			"limit, 16 queues, hand 4, queue length 50", plcName, plc.Spec)
+		t.Errorf("native PriorityLevelConfiguration %s: spec %+v, want Limited, shares 10, lendable 0, a borrowing "+
+			"limit (the default %d or less: borrowingLimitPercent is absent), 16 queues, hand 4, queue length 50", plcName, plc.Spec, budget.DefaultBorrowingLimitPercent)
 	}
 	nfs := nativeFS(t, fsName)
 	checkOwned(t, nfs, native.KindFlowSchema, "tenant-a")

@@ -13,6 +13,10 @@
 // with a small SCL a level can lose one seat more than that share; when SCL is known, New's
 // budget also keeps every level's rounded seats at (100−p)% or more.
 //
+// The budget also bounds borrowing (borrowing.go): the operator's levels may borrow at most p% of
+// the seats the kept levels lend, and a projected level without a borrowing limit gets
+// DefaultBorrowingLimitPercent.
+//
 // The budget protects every level the operator does not own, not only the control plane's:
 // simpler, and it covers levels a provider adds. When the cluster's levels are not known
 // (offline validation), the mandatory and suggested levels of k8s.io/apiserver stand for them.
@@ -36,10 +40,12 @@ const DefaultMaxLossPercent = 10
 // MaxMaxLossPercent is the largest loss that may be configured (100 would be no bound).
 const MaxMaxLossPercent = 90
 
-// Level is a native priority level the operator does not own, and its nominalConcurrencyShares.
+// Level is a native priority level the operator does not own, with its nominalConcurrencyShares
+// and lendablePercent (0 when absent, as kube-apiserver defaults it).
 type Level struct {
-	Name   string
-	Shares int32
+	Name            string
+	Shares          int32
+	LendablePercent int32
 }
 
 // Budget is how many shares the operator's levels may take in total.
@@ -49,6 +55,9 @@ type Budget struct {
 	// Kept are the levels the operator does not own, by name; KeptShares is their sum K.
 	Kept       []Level
 	KeptShares int64
+	// KeptLendable is Λ = Σ shares × lendablePercent of the kept levels (share-percent): what
+	// they lend, in shares × 100 (borrowing.go).
+	KeptLendable int64
 	// ServerConcurrencyLimit is SCL in seats; 0 when unknown.
 	ServerConcurrencyLimit int64
 	// MaxShares is the most shares the operator's levels may hold together.
@@ -70,6 +79,7 @@ func New(kept []Level, maxLossPercent int32, scl int64) Budget {
 	sort.Slice(b.Kept, func(i, j int) bool { return b.Kept[i].Name < b.Kept[j].Name })
 	for _, l := range b.Kept {
 		b.KeptShares += int64(max(l.Shares, 0))
+		b.KeptLendable += int64(max(l.Shares, 0)) * int64(min(max(l.LendablePercent, 0), 100))
 	}
 	b.MaxShares = ShareRule(b.KeptShares, b.MaxLossPercent)
 	if b.KeptShares == 0 { // the kept levels have no seats to lose
@@ -182,9 +192,25 @@ func percent(n, sum int64) string {
 func BootstrapLevels() []Level {
 	var out []Level
 	for _, plc := range bootstrapset.PriorityLevels() {
-		out = append(out, Level{Name: plc.Name, Shares: Shares(&plc)})
+		out = append(out, LevelOf(&plc))
 	}
 	return out
+}
+
+// LevelOf is a native level as the budget counts it.
+func LevelOf(plc *flowcontrolv1.PriorityLevelConfiguration) Level {
+	return Level{Name: plc.Name, Shares: Shares(plc), LendablePercent: Lendable(plc)}
+}
+
+// Lendable is a native level's lendablePercent with kube-apiserver's default (0).
+func Lendable(plc *flowcontrolv1.PriorityLevelConfiguration) int32 {
+	switch {
+	case plc.Spec.Limited != nil && plc.Spec.Limited.LendablePercent != nil:
+		return *plc.Spec.Limited.LendablePercent
+	case plc.Spec.Exempt != nil && plc.Spec.Exempt.LendablePercent != nil:
+		return *plc.Spec.Exempt.LendablePercent
+	}
+	return 0
 }
 
 // Shares is a native level's nominalConcurrencyShares with kube-apiserver's defaults: 30 for a
