@@ -61,13 +61,13 @@ func TestRepairPatchPreconditions(t *testing.T) {
 // sets autoupdate "false" only while generation, label and annotation are what the plan saw.
 func TestHandOverPatchPreconditions(t *testing.T) {
 	applied := defaultRP("system-high")
-	applied.Spec.QueueLengthLimit = ptr.To[int32](300)
+	applied.Spec.QueueLengthLimit = ptr.To[int32](200)
 	create(t, &applied)
 	for _, tc := range []struct {
 		name string
 		edit func(*flowv1.RequestPriority)
 	}{
-		{"spec changed", func(rp *flowv1.RequestPriority) { rp.Spec.QueueLengthLimit = ptr.To[int32](301) }},
+		{"spec changed", func(rp *flowv1.RequestPriority) { rp.Spec.QueueLengthLimit = ptr.To[int32](201) }},
 		{"autoupdate false", func(rp *flowv1.RequestPriority) { rp.Annotations[flowv1.AnnotationAutoUpdate] = "false" }},
 		{"managed-by label gone", func(rp *flowv1.RequestPriority) { delete(rp.Labels, flowv1.LabelManagedBy) }},
 	} {

@@ -15,6 +15,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 )
 
@@ -119,7 +120,9 @@ func checkNativeDrift(t *testing.T, ctx context.Context) {
 		}
 	}
 	plan := native.Project(effective.Compute(rps.Items, fss.Items), native.Existing{PriorityLevels: plcs.Items,
-		FlowSchemas: nfss.Items, Operator: &native.ServiceAccount{Namespace: "apf-system", Name: "apf-operator"}})
+		FlowSchemas: nfss.Items, Operator: &native.ServiceAccount{Namespace: "apf-system", Name: "apf-operator"},
+		// As the operator's snapshot: the defaults it withholds, the record of exempt rights.
+		Withheld: defaults.Withheld(fss.Items), ExemptAuthorized: native.ExemptRecordOf(fss.Items)})
 	var desired []client.Object
 	for i := range plan.PriorityLevels {
 		desired = append(desired, &plan.PriorityLevels[i])
