@@ -10,6 +10,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
 )
 
 // notExpressibleDefaults are the default FlowSchemas the projection cannot express exactly
@@ -115,5 +116,7 @@ func schema(name string, matching int32, level string, d *flowv1.FlowDistinguish
 }
 
 // unbounded lets the whole configuration be projected: the comparison is about classification,
-// and its levels hold more shares than the default share budget (27) admits.
-var unbounded = native.Existing{MaxSeatLossPercent: ptr.To[int32](90), Unmatched: native.UnmatchedOperator}
+// and its levels hold more shares than the default share budget (27) admits. The defaults are
+// bound to kube-apiserver's levels, which upstream holds too (its bootstrap objects).
+var unbounded = native.Existing{MaxSeatLossPercent: ptr.To[int32](90), Unmatched: native.UnmatchedOperator,
+	AssumedLevels: bootstrapset.PriorityLevels()}

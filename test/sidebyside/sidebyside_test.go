@@ -109,14 +109,14 @@ func runSideBySide(t *testing.T, rps []flowv1.RequestPriority, fss []flowv1.Flow
 	theirs := startUpstream(t, plan, served, probe)
 
 	cfg := effective.Compute(rps, fss)
-	exempt := exemptLevels(cfg)
+	levels := nativeLevelNames(cfg)
 	res := result{hits: map[string]int{}, kinds: map[string]int{}}
 	for i, c := range corpus {
 		r, info, err := c.request()
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := serveOurs(ours, r, exempt)
+		o := serveOurs(ours, r, levels)
 		u := serveUpstream(theirs, r, cfg.MastersBackstop.Name)
 		if o != u || o.status != http.StatusOK {
 			res.mismatches = append(res.mismatches, mismatch{index: i, call: c, ours: o, upstream: u})
@@ -169,25 +169,30 @@ func oursHandler(t *testing.T, rps []flowv1.RequestPriority, fss []flowv1.FlowSc
 	return apiserverfilter.WithPriorityAndFairness(next, f, longRunning)
 }
 
-// exemptLevels names the RequestPriorities in effect at level 0, all of which kube-apiserver
-// enforces as its exempt level.
-func exemptLevels(cfg *effective.Config) map[string]bool {
-	out := map[string]bool{}
+// nativeLevelNames names, by RequestPriority in effect, the level kube-apiserver enforces it
+// as when that is not a level projected from it: "exempt" at level 0 (kube-apiserver's
+// mandatory exempt level), "kube-apiserver:<name>" for a level bound to kube-apiserver's
+// <name> (spec.nativeLevel), as classification names upstream's own levels.
+func nativeLevelNames(cfg *effective.Config) map[string]string {
+	out := map[string]string{}
 	for _, p := range cfg.Priorities {
-		if p.Exempt() {
-			out[p.Name] = true
+		switch {
+		case p.Exempt():
+			out[p.Name] = exemptLevel
+		case p.NativeLevel != "":
+			out[p.Name] = "kube-apiserver:" + p.NativeLevel
 		}
 	}
 	return out
 }
 
-func serveOurs(h http.Handler, r *http.Request, exempt map[string]bool) outcome {
+func serveOurs(h http.Handler, r *http.Request, levels map[string]string) outcome {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
 	o := outcome{status: rec.Code, schema: rec.Header().Get(apf.HeaderFlowSchema),
 		level: rec.Header().Get(apf.HeaderRequestPriority)}
-	if exempt[o.level] {
-		o.level = exemptLevel
+	if name, ok := levels[o.level]; ok {
+		o.level = name
 	}
 	return o
 }
