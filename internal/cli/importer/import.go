@@ -11,6 +11,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/native"
+	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
 // ExemptName names the level-0 RequestPriority that FlowSchemas referring to kube-apiserver's
@@ -134,6 +135,12 @@ func (im *importer) defineLevel(plc *flowcontrolv1.PriorityLevelConfiguration) {
 		return
 	}
 	im.specs[plc.Name] = spec
+	if spec.BorrowingLimitPercent == nil {
+		im.note("PriorityLevelConfiguration %q: borrowingLimitPercent is absent, which kube-apiserver takes as no "+
+			"limit; the operator projects RequestPriority %q with its default borrowingLimitPercent %d (lower where "+
+			"the native borrowing budget leaves less, as its status says); set spec.borrowingLimitPercent to choose "+
+			"another limit within that budget", plc.Name, plc.Name, budget.DefaultBorrowingLimitPercent)
+	}
 }
 
 // addLevels adds the imported levels (and exempt, when referred to) to the result.

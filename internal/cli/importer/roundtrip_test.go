@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,9 +65,12 @@ func TestRoundTripCustom(t *testing.T) {
 		t.Fatal(err)
 	}
 	mandatory := bootstrapInput() // kube-apiserver always has its mandatory objects
+	var suggested []flowcontrolv1.PriorityLevelConfiguration
 	for _, plc := range mandatory.PriorityLevels {
 		if plc.Name == "exempt" || plc.Name == "catch-all" {
 			in.PriorityLevels = append(in.PriorityLevels, plc)
+		} else {
+			suggested = append(suggested, plc)
 		}
 	}
 	for _, fs := range mandatory.FlowSchemas {
@@ -74,9 +78,20 @@ func TestRoundTripCustom(t *testing.T) {
 			in.FlowSchemas = append(in.FlowSchemas, fs)
 		}
 	}
-	rt := roundTrip(t, in, Options{})
+	// The cluster also has kube-apiserver's suggested levels, as a stock one does: they lend
+	// the seats the imported levels borrow (tenants: 50 shares × borrowingLimitPercent 100).
+	rt := roundTrip(t, in, Options{}, suggested...)
 	// ci tests a service account wildcard (see TestRoundTripBootstrap); orphan is not in effect.
 	rt.wantReprojected(t, "ci", "everyone", "ops", "ops-nonresource", "probes-extra", "tenant-users")
+	// Beside the mandatory levels alone, which lend nothing but custom.yaml's tenants' 20 %, the
+	// borrowing rule refuses tenants' explicit 100 %: an import keeps no unsafe borrowing.
+	alone := native.Project(rt.cfg, native.Existing{PriorityLevels: in.PriorityLevels,
+		MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
+	r := alone.RequestPriorities["tenants"]
+	if r.Reason != flowv1.ReasonOverBudget || len(r.Errors) != 1 || r.Errors[0].Field != "spec.borrowingLimitPercent" {
+		t.Errorf("tenants beside the mandatory levels alone: %s %v, want %s on spec.borrowingLimitPercent",
+			r.Reason, r.Errors, flowv1.ReasonOverBudget)
+	}
 }
 
 // roundTripState is what one round trip computed.
@@ -93,8 +108,9 @@ type roundTripState struct {
 }
 
 // roundTrip imports in, checks the printed manifests with `validate`, and compares the
-// classification of the corpus natively and by the classifier.
-func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
+// classification of the corpus natively and by the classifier. others are the cluster's
+// native levels beside the inputs: they count in the budget of the projection only.
+func roundTrip(t *testing.T, in *Input, opts Options, others ...flowcontrolv1.PriorityLevelConfiguration) *roundTripState {
 	t.Helper()
 	rt := &roundTripState{in: in, res: Import(in, opts), corpus: requestCorpus(corpusSize)}
 	if len(rt.res.Problems) > 0 {
@@ -106,7 +122,7 @@ func roundTrip(t *testing.T, in *Input, opts Options) *roundTripState {
 	// An imported configuration repeats the native levels' shares (245 for the bootstrap
 	// ones), past the default share budget: the round trip is about fidelity, so allow 90%.
 	// The inputs' levels exist natively: bound RequestPriorities project onto them.
-	rt.plan = native.Project(rt.cfg, native.Existing{PriorityLevels: in.PriorityLevels,
+	rt.plan = native.Project(rt.cfg, native.Existing{PriorityLevels: append(slices.Clip(in.PriorityLevels), others...),
 		MaxSeatLossPercent: ptr.To[int32](budget.MaxMaxLossPercent)})
 	rt.origins = map[string]*flowcontrolv1.FlowSchema{}
 	for i := range in.FlowSchemas {
@@ -265,11 +281,37 @@ func (rt *roundTripState) checkLevels(t *testing.T) {
 		if i < 0 {
 			continue // a backstop
 		}
-		if got, want := limitedOf(again), limitedOf(rt.in.PriorityLevels[i]); got != want {
+		got, want := limitedOf(again), limitedOf(rt.in.PriorityLevels[i])
+		if want.borrowing == unlimited {
+			// Absent natively (no limit): the projection carries the operator's default, or
+			// the lower value the budget leaves, which the status reports (#33).
+			rt.checkDefaultedBorrowing(t, name, got.borrowing)
+			want.borrowing = got.borrowing
+		}
+		if got != want {
 			t.Errorf("PriorityLevelConfiguration %s projected again as %+v, the original is %+v", name, got, want)
 		}
 	}
 }
+
+// checkDefaultedBorrowing checks the borrowing limit given to a level whose original leaves
+// borrowingLimitPercent absent: budget.DefaultBorrowingLimitPercent, or less as its
+// RequestPriority's status says.
+func (rt *roundTripState) checkDefaultedBorrowing(t *testing.T, name string, got int32) {
+	t.Helper()
+	msg := rt.plan.RequestPriorities[name].Message
+	want := fmt.Sprintf("gets the operator's default %d", budget.DefaultBorrowingLimitPercent)
+	if got < budget.DefaultBorrowingLimitPercent {
+		want = fmt.Sprintf("gets %d: the operator's default %d, lowered", got, budget.DefaultBorrowingLimitPercent)
+	}
+	if got < 0 || got > budget.DefaultBorrowingLimitPercent || !strings.Contains(msg, want) {
+		t.Errorf("PriorityLevelConfiguration %s: borrowingLimitPercent absent, projected again with %d and status %q; "+
+			"want %d or less, and the status saying %q", name, got, msg, budget.DefaultBorrowingLimitPercent, want)
+	}
+}
+
+// unlimited stands for an absent borrowingLimitPercent: kube-apiserver's "no limit".
+const unlimited = -1
 
 // limited is the meaning of a Limited level, v1 defaults applied.
 type limited struct {
@@ -280,7 +322,7 @@ func limitedOf(plc flowcontrolv1.PriorityLevelConfiguration) limited {
 	l := plc.Spec.Limited
 	q := queuing(*l.LimitResponse.Queuing)
 	return limited{shares: *int32Or(l.NominalConcurrencyShares, defaultShares), lendable: *int32Or(l.LendablePercent, 0),
-		borrowing: *int32Or(l.BorrowingLimitPercent, -1), queues: q.Queues, hand: q.HandSize, queueLength: q.QueueLengthLimit}
+		borrowing: *int32Or(l.BorrowingLimitPercent, unlimited), queues: q.Queues, hand: q.HandSize, queueLength: q.QueueLengthLimit}
 }
 
 // wantReprojected checks which imported FlowSchemas native.Project projects again.
