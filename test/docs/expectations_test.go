@@ -37,15 +37,23 @@ func validated(n string) string {
 	return n + " object(s) checked for --target native: 0 error(s), 0 warning(s)"
 }
 
+// importedAll ends import's summary when every FlowSchema refers to a level that exists;
+// importedOrphan when one (native.yaml's orphan) does not.
+const (
+	importedAll    = "0 imported FlowSchema(s) refer to a level that exists nowhere known"
+	importedOrphan = "1 imported FlowSchema(s) refer to a level that exists nowhere known"
+)
+
 // expectations are the shapes of the commands of the run=offline blocks, by command (its
 // words joined by one space).
 var expectations = map[string]expectation{
 	// docs/cli.md
-	"apf-operator import -f native.yaml -o name": {stdout: []string{"requestpriority.flowcontrol.apf-operator.io/",
-		"flowschema.flowcontrol.apf-operator.io/"}, stderr: []string{"imported "}},
+	// native.yaml's FlowSchema orphan refers to a level that exists nowhere known: exit 3.
+	"apf-operator import -f native.yaml -o name": {code: 3, stdout: []string{"requestpriority.flowcontrol.apf-operator.io/",
+		"flowschema.flowcontrol.apf-operator.io/orphan"}, stderr: []string{`FlowSchema "orphan"`, importedOrphan}},
 	"apf-operator version": {stdout: []string{"apf-operator v", "(commit "}},
 	"apf-operator version -o json # or -o yaml: gitVersion, gitCommit, buildDate, goVersion, platform": {stdout: []string{`"gitVersion": "v`, `"platform": "`}},
-	"apf-operator import -f native.yaml > apf.yaml # files, directories or - (standard input)":         {noStdout: true, stderr: []string{"imported "}},
+	"apf-operator import -f native.yaml > apf.yaml # files, directories or - (standard input)":         {code: 3, noStdout: true, stderr: []string{`FlowSchema "orphan"`, importedOrphan}},
 	"apf-operator validate -f ./clusters/prod/apf/ # a directory, searched recursively":                {noStdout: true, stderr: []string{validated("4")}},
 	"kustomize build overlays/prod | apf-operator validate -f - # a rendered stream on standard input": {noStdout: true, stderr: []string{validated("2")}},
 	"apf-operator validate -o github --strict --per-directory -f ./clusters/ # a fleet: one set per cluster directory": {noStdout: true,
@@ -56,6 +64,10 @@ var expectations = map[string]expectation{
 		stderr: []string{" object(s) checked for --target native: 0 error(s), 0 warning(s)", "document(s) of other kinds skipped"}},
 	"apf-operator explain -f ./clusters/prod/apf/ --as alice --verb create --resource pods -n team-a --in-process": {
 		stdout: []string{"FlowSchema:", "Priority level:"}},
+	// docs/import.md
+	"apf-operator import -f openshift/ > apf.yaml # against the newest bootstrap set": {noStdout: true, stderr: []string{importedAll}},
+	"apf-operator import -f karpenter-flowschemas.yaml --kubernetes-version 1.30": {stdout: []string{"kind: FlowSchema", "nativeLevel: "},
+		stderr: []string{importedAll}},
 	// docs/gitops.md
 	"apf-operator validate -f ./clusters/prod/apf/": {noStdout: true, stderr: []string{validated("4")}},
 	// docs/eventratelimit.md (its console block shows the findings)

@@ -18,18 +18,20 @@ import (
 // workFiles are the repository's files and directories the documented commands name, copied
 // into the work directory under the names the docs use, beside testdata/work's own files.
 var workFiles = map[string]string{
-	"clusters/prod":          "examples/fleet/clusters/production", // the docs' one cluster of a fleet
-	"clusters/staging":       "examples/fleet/clusters/staging",
-	"a.yaml":                 "examples/fleet/clusters/production/apf/requestpriorities.yaml",
-	"b.yaml":                 "examples/fleet/clusters/production/apf/flowschemas.yaml",
-	"overlays/prod/apf.yaml": "examples/fleet/clusters/production/apf/requestpriorities.yaml",
-	"charts/my-chart":        "charts/apf-operator",
-	"native.yaml":            "internal/cli/importer/testdata/custom.yaml",
-	"main/apf/apf.yaml":      "internal/cli/replay/testdata/current.yaml",
-	"pr/apf/apf.yaml":        "internal/cli/replay/testdata/proposed.yaml",
-	"from.metrics":           "internal/cli/recommend/testdata/from.metrics",
-	"to.metrics":             "internal/cli/recommend/testdata/to.metrics",
-	"manifests":              "internal/cli/recommend/testdata/manifests",
+	"clusters/prod":              "examples/fleet/clusters/production", // the docs' one cluster of a fleet
+	"clusters/staging":           "examples/fleet/clusters/staging",
+	"a.yaml":                     "examples/fleet/clusters/production/apf/requestpriorities.yaml",
+	"b.yaml":                     "examples/fleet/clusters/production/apf/flowschemas.yaml",
+	"overlays/prod/apf.yaml":     "examples/fleet/clusters/production/apf/requestpriorities.yaml",
+	"charts/my-chart":            "charts/apf-operator",
+	"native.yaml":                "internal/cli/importer/testdata/custom.yaml",
+	"openshift":                  "internal/cli/importer/testdata/corpus/openshift-v1",
+	"karpenter-flowschemas.yaml": "internal/cli/importer/testdata/corpus/karpenter-getting-started/flowschemas.yaml",
+	"main/apf/apf.yaml":          "internal/cli/replay/testdata/current.yaml",
+	"pr/apf/apf.yaml":            "internal/cli/replay/testdata/proposed.yaml",
+	"from.metrics":               "internal/cli/recommend/testdata/from.metrics",
+	"to.metrics":                 "internal/cli/recommend/testdata/to.metrics",
+	"manifests":                  "internal/cli/recommend/testdata/manifests",
 }
 
 // workDir returns a fresh work directory: testdata/work and workFiles.

@@ -4,7 +4,8 @@
 // (test/harness), creates FlowSchemas as a managed provider does (EKS's eks-exempt at 2 and
 // eks-workload-high at 1000) before the operator starts, runs the operator binary with its
 // defaults and enforcement native, adds a tenant configuration, and checks against the server:
-// everything is Projected=True, every schema of the cluster's own before the tail (read from
+// everything is Projected=True except the default FlowSchemas native enforcement withholds
+// (defaults.Withheld: Projected=False, reason ShadowedByNative), every schema of the cluster's own before the tail (read from
 // the server, with whatever precedence that version gives it) is still ahead of the projection,
 // and kube-apiserver classifies requests (X-Kubernetes-PF-FlowSchema-UID and -PriorityLevel-UID)
 // as that version's own configuration, the provider's and the tenant's say.

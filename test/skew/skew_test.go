@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apitest"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -166,12 +168,14 @@ func tenantConfiguration() []client.Object {
 	}
 }
 
-// waitAllProjected waits until every RequestPriority and FlowSchema reports Projected=True, the
-// named ones among them.
+// waitAllProjected waits until every RequestPriority and FlowSchema reports its expected
+// projection, the named ones among them: Projected=False with reason ShadowedByNative for exactly
+// the defaults native enforcement withholds (defaults.Withheld), Projected=True for every other.
 func waitAllProjected(t *testing.T, k8s client.Client, want ...string) {
 	t.Helper()
-	harness.Eventually(t, waitTimeout, "every object Projected=True", func() error {
-		objs, err := harness.Objects(context.Background(), k8s)
+	harness.Eventually(t, waitTimeout, "every object projected as expected", func() error {
+		ctx := context.Background()
+		objs, err := harness.Objects(ctx, k8s)
 		if err != nil {
 			return err
 		}
@@ -180,17 +184,51 @@ func waitAllProjected(t *testing.T, k8s client.Client, want ...string) {
 				return fmt.Errorf("%s does not exist", key)
 			}
 		}
+		withheld, err := withheldKeys(ctx, k8s)
+		if err != nil {
+			return err
+		}
 		var problems []string
 		for key, o := range objs {
-			if c := meta.FindStatusCondition(o.Conditions, flowv1.ConditionProjected); c == nil || c.Status != metav1.ConditionTrue {
-				problems = append(problems, fmt.Sprintf("%s: %+v", key, c))
+			if problem := projectionProblem(o.Conditions, withheld[key]); problem != "" {
+				problems = append(problems, key+": "+problem)
 			}
 		}
 		if len(problems) > 0 {
+			sort.Strings(problems)
 			return errors.New(strings.Join(problems, "; "))
 		}
 		return nil
 	})
+}
+
+// withheldKeys returns the keys ("fs/<name>") of the FlowSchemas on the server that native
+// enforcement deliberately does not project, as the defaults package itself decides.
+func withheldKeys(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+	var fss flowv1.FlowSchemaList
+	if err := k8s.List(ctx, &fss); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for name := range defaults.Withheld(fss.Items) {
+		out["fs/"+name] = true
+	}
+	return out, nil
+}
+
+// projectionProblem describes how condition Projected differs from the expected one, or is "":
+// withheld objects must be Projected=False for reason ShadowedByNative, every other Projected=True.
+func projectionProblem(conditions []metav1.Condition, withheld bool) string {
+	c := meta.FindStatusCondition(conditions, flowv1.ConditionProjected)
+	switch {
+	case c == nil:
+		return "no condition Projected"
+	case withheld && (c.Status != metav1.ConditionFalse || c.Reason != flowv1.ReasonShadowedByNative):
+		return fmt.Sprintf("want Projected=False reason %s (withheld default), have %+v", flowv1.ReasonShadowedByNative, *c)
+	case !withheld && c.Status != metav1.ConditionTrue:
+		return fmt.Sprintf("want Projected=True, have %+v", *c)
+	}
+	return ""
 }
 
 func tail(s string, n int) string {

@@ -3,6 +3,7 @@ package troubleshooting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // whyPage is docs/why-throttled.md, run by TestWhyThrottledPage.
@@ -50,7 +56,7 @@ var whySteps = []step{
 	{`kubectl apf explain --as ci-bot --as-group team-b --verb list --resource pods -n team-b`,
 		func(t *testing.T, s *state, r result) {
 			wantOutput(t, r, 0, "FlowSchema:      global-default", "Nominal seats:", "of the server's",
-				`Distinguisher:   "ci-bot" (ByUser)`, "Operator:        none of the operator's FlowSchemas matches")
+				`Distinguisher:   "ci-bot" (ByUser)`, "Operator:        the operator's FlowSchema workload-high matches, but it is not projected (ShadowedByNative)")
 			wantExplainedUIDs(t, r, s.flowSchemaUID, s.priorityLevelUID)
 		}},
 	{`apf-operator validate --target native -f team-b.yaml`, func(t *testing.T, _ *state, r result) {
@@ -94,6 +100,7 @@ func TestWhyThrottledPage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "audit.log"), []byte(auditLog), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	waitDefaultsReconciled(t)
 	s := &state{}
 	next := 0
 	for _, b := range readBlocksOf(t, whyPage) {
@@ -117,6 +124,26 @@ func TestWhyThrottledPage(t *testing.T) {
 	if next != len(whySteps) {
 		t.Errorf("the page lacks the test's commands from #%d, %q", next+1, whySteps[next].command)
 	}
+}
+
+// waitDefaultsReconciled waits until every default FlowSchema exists and reports condition
+// Projected, as on the page's cluster, where the operator has long been running: explain's
+// Operator: line relates its answer to that condition.
+func waitDefaultsReconciled(t *testing.T) {
+	t.Helper()
+	harness.Eventually(t, time.Minute, "every default FlowSchema with condition Projected", func(ctx context.Context) error {
+		objs, err := harness.Objects(ctx, suite.Client)
+		if err != nil {
+			return err
+		}
+		for name := range defaults.Names()["FlowSchema"] {
+			o, ok := objs["fs/"+name]
+			if !ok || meta.FindStatusCondition(o.Conditions, flowv1.ConditionProjected) == nil {
+				return fmt.Errorf("FlowSchema %s has no condition Projected yet", name)
+			}
+		}
+		return nil
+	})
 }
 
 // fenceInfo splits a fence's info string into the language and its key=value words.
