@@ -37,17 +37,30 @@ const (
 	maxDrainBytes = 16 << 20
 )
 
-// Gate returns server with every handler registered on it behind one shared limit of
-// MaxConcurrentAdmissions concurrent requests (see gate).
-func Gate(server webhook.Server) webhook.Server {
-	return &gatedServer{Server: server, slots: make(chan struct{}, MaxConcurrentAdmissions)}
+// Gate returns controller-runtime's webhook server for opts with every handler registered on
+// it behind one shared limit of MaxConcurrentAdmissions concurrent requests (see gate).
+func Gate(opts webhook.Options) webhook.Server {
+	if opts.WebhookMux == nil {
+		opts.WebhookMux = http.NewServeMux()
+	}
+	return &gatedServer{Server: webhook.NewServer(opts), mux: opts.WebhookMux,
+		slots: make(chan struct{}, MaxConcurrentAdmissions)}
 }
 
 // gatedServer registers each webhook behind the shared slots.
 type gatedServer struct {
 	webhook.Server
+	// mux is the server's mux, set at construction and never written after (see WebhookMux).
+	mux   *http.ServeMux
 	slots chan struct{}
 }
+
+// WebhookMux implements webhook.Server. controller-runtime's DefaultServer returns a field
+// that its Start sets, unlocked, on first use; the webhooks registered on a running manager
+// (after the certificate rotation) make the manager start the server while the webhook
+// builder reads WebhookMux, a data race. The mux given at construction is the same one and
+// is never written after.
+func (s *gatedServer) WebhookMux() *http.ServeMux { return s.mux }
 
 // Register implements webhook.Server.
 func (s *gatedServer) Register(path string, hook http.Handler) {

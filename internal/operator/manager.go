@@ -115,9 +115,9 @@ func (o *Options) webhookServer() (webhook.Server, error) {
 		return nil, err
 	}
 	// Every webhook behind one bound on concurrent admissions and review size (webhooks.Gate).
-	server := webhooks.Gate(webhook.NewServer(webhook.Options{
+	server := webhooks.Gate(webhook.Options{
 		Host: o.Testing.WebhookHost, Port: o.Webhooks.Port, CertDir: o.Webhooks.CertDir, TLSOpts: tlsOpts,
-	}))
+	})
 	if o.Testing.WrapWebhookServer != nil {
 		server = o.Testing.WrapWebhookServer(server)
 	}

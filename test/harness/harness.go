@@ -107,8 +107,8 @@ func (c *Cluster) Stop() error {
 }
 
 // KillAPIServer ends kube-apiserver with SIGKILL, as a crash or a node failure would, leaves
-// etcd running, and waits until the process is gone. (A graceful stop can take envtest's whole
-// 20 s stop timeout while clients hold watches.)
+// etcd running, and waits until envtest has recorded its exit. (A graceful stop can take
+// envtest's whole 20 s stop timeout while clients hold watches.)
 func (c *Cluster) KillAPIServer() error {
 	apiServer := c.Env.ControlPlane.GetAPIServer()
 	pid, err := processWithArg("kube-apiserver", "--cert-dir="+apiServer.CertDir)
@@ -118,15 +118,27 @@ func (c *Cluster) KillAPIServer() error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("killing kube-apiserver (pid %d): %w", pid, err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
-			break // exited, and reaped by envtest
+	return stopKilled(apiServer)
+}
+
+// stopKilled does envtest's bookkeeping for a process killed behind its back: once envtest's
+// wait on the process has recorded the exit, Stop returns at once; while the process is dying,
+// Stop signals it again and waits for that record. In between, after the kernel has reaped the
+// process but before envtest's wait goroutine has recorded it (a short window that a loaded
+// machine stretches), Stop's signal to the process group fails with ESRCH: Stop is retried
+// until the record is there.
+func stopKilled(process interface{ Stop() error }) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := process.Stop()
+		if !errors.Is(err, syscall.ESRCH) {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("kube-apiserver (pid %d) still exists 30 s after SIGKILL", pid)
+			return fmt.Errorf("envtest has not recorded kube-apiserver's exit 30 s after SIGKILL: %w", err)
 		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	return apiServer.Stop() // envtest's bookkeeping; the process has exited, so it returns at once
 }
 
 // StartAPIServer starts kube-apiserver again after KillAPIServer, on the same port, etcd,
