@@ -149,8 +149,9 @@ SLOW_UNRACED := /internal/autopilot/sim
 # SKIP_CONTAINER=1 leaves it out.
 NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) $(SLOW_UNRACED) /test/container
 # go test's -p for the suites above (packages at once), beside the raced lane's own -p (the
-# number of cores): the suites mostly wait on kube-apiserver and the operator.
-PROCESS_SUITES_P ?= 2
+# number of cores): the suites mostly wait on kube-apiserver and the operator (test/budgetorder
+# samples for five minutes), so three run at once; a whole make test used about one core of two.
+PROCESS_SUITES_P ?= 3
 SKIP_CONTAINER ?=
 TEST_SKIPS := hack/test-skips.txt
 TESTREPORT ?= $(LOCALBIN)/testreport
