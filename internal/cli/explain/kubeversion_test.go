@@ -24,7 +24,7 @@ func TestKubernetesVersion(t *testing.T) {
 		}
 	}
 	if code, _, errOut := run(t, append(args, "--kubernetes-version", "1.28")...); code != 2 ||
-		!strings.Contains(errOut, `--kubernetes-version: Kubernetes version "1.28"`) {
+		!strings.Contains(errOut, `--kubernetes-version: no bootstrap set for Kubernetes version "1.28"`) {
 		t.Errorf("--kubernetes-version 1.28: exit %d: %s", code, errOut)
 	}
 	if code, _, errOut := run(t, "--as", "alice", "--path", "/healthz", "--kubernetes-version", "1.30"); code != 2 ||

@@ -68,7 +68,7 @@ func TestKubernetesVersion(t *testing.T) {
 		t.Errorf("--kubernetes-version 1.29: exit %d:\n%s\n%s", code, out, errOut)
 	}
 	code, _, errOut = run(t, in, "-f", "-", "--kubernetes-version", "1.12")
-	if code != ExitUsage || !strings.Contains(errOut, "--kubernetes-version: Kubernetes version \"1.12\": the bootstrap sets known are those of 1.29 to "+
+	if code != ExitUsage || !strings.Contains(errOut, "--kubernetes-version: no bootstrap set for Kubernetes version \"1.12\": the bootstrap sets known are those of 1.29 to "+
 		bootstrapset.Newest()) {
 		t.Errorf("--kubernetes-version 1.12: exit %d: %s", code, errOut)
 	}

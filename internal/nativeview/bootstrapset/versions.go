@@ -88,7 +88,7 @@ func ForVersion(version string) (*Set, error) {
 	minor, ok := parseMinor(version)
 	if !ok || !slices.Contains(Versions(), minor) {
 		known := Versions()
-		return nil, fmt.Errorf("Kubernetes version %q: the bootstrap sets known are those of %s to %s; give one "+
+		return nil, fmt.Errorf("no bootstrap set for Kubernetes version %q: the bootstrap sets known are those of %s to %s; give one "+
 			"of %s", version, known[0], known[len(known)-1], strings.Join(known, ", "))
 	}
 	loadMu.Lock()
