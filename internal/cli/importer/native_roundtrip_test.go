@@ -1,9 +1,6 @@
 package importer
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,8 +11,6 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apf/request"
-	"github.com/apf-operator/apf-operator/internal/cli/validate"
-	"github.com/apf-operator/apf-operator/internal/manifest"
 	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/internal/native/nativetest"
 	"github.com/apf-operator/apf-operator/internal/nativeview/bootstrapset"
@@ -75,23 +70,7 @@ func nativeRoundTrip(t *testing.T, in *Input, set *bootstrapset.Set, opts Option
 // budget and reads it back.
 func reloadNative(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1.FlowSchema) {
 	t.Helper()
-	var out bytes.Buffer
-	if err := Write(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "imported.yaml")
-	if err := os.WriteFile(file, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var findings, summary bytes.Buffer
-	if code := validate.Run([]string{"--target", "native", "-f", file}, nil, &findings, &summary); code != validate.ExitOK {
-		t.Fatalf("validate --target native: exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
-	}
-	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rps, fss
+	return reloadFor(t, res, "native")
 }
 
 // setInput is a bootstrap set as an Input.

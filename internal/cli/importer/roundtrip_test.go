@@ -137,8 +137,17 @@ func roundTrip(t *testing.T, in *Input, opts Options, others ...flowcontrolv1.Pr
 	return rt
 }
 
-// reload prints the result, checks it with `apf-operator validate` and reads it back.
+// reload prints the result, checks it with `apf-operator validate --target filter` (the
+// admission rules: an imported kube-apiserver configuration holds more shares than the native
+// share budget leaves beside kube-apiserver's own levels) and reads it back.
 func reload(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1.FlowSchema) {
+	t.Helper()
+	return reloadFor(t, res, "filter")
+}
+
+// reloadFor prints the result, checks it with `apf-operator validate --target target` and
+// reads it back.
+func reloadFor(t *testing.T, res *Result, target string) ([]flowv1.RequestPriority, []flowv1.FlowSchema) {
 	t.Helper()
 	var out bytes.Buffer
 	if err := Write(&out, res); err != nil {
@@ -149,10 +158,8 @@ func reload(t *testing.T, res *Result) ([]flowv1.RequestPriority, []flowv1.FlowS
 		t.Fatal(err)
 	}
 	var findings, summary bytes.Buffer
-	// The admission rules: an imported kube-apiserver configuration holds more shares than the
-	// native share budget leaves beside kube-apiserver's own levels (--target native's check).
-	if code := validate.Run([]string{"--target", "filter", "-f", file}, nil, &findings, &summary); code != validate.ExitOK {
-		t.Fatalf("validate: exit %d\n%s%s\n%s", code, findings.String(), summary.String(), out.String())
+	if code := validate.Run([]string{"--target", target, "-f", file}, nil, &findings, &summary); code != validate.ExitOK {
+		t.Fatalf("validate --target %s: exit %d\n%s%s\n%s", target, code, findings.String(), summary.String(), out.String())
 	}
 	rps, fss, err := manifest.LoadObjects([]string{file}, nil)
 	if err != nil {
