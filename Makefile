@@ -138,9 +138,12 @@ EVAL_PACKAGES := /test/autopilot
 # kubectl, a container): the race detector only slows their clients, so they run without it,
 # in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
 # is raced in its own packages' tests (internal/apf/...).
-PROCESS_SUITES := /test/e2e /test/top /test/failover /test/presets /test/webhookhardening /test/replay \
-	/test/troubleshooting /test/skew /test/crd /test/install /test/demandmetrics /test/docs /test/exempt \
-	/test/importlive /test/budget /test/budgetorder
+# Longest first (the lane's go test starts packages in the order given, the simulator ahead of
+# these): the lane ends with its last long suite, and test/budgetorder, which watches for five
+# minutes, starts at once.
+PROCESS_SUITES := /test/budgetorder /test/top /test/failover /test/budget /test/webhookhardening /test/e2e \
+	/test/troubleshooting /test/exempt /test/demandmetrics /test/skew /test/install /test/presets \
+	/test/replay /test/crd /test/importlive /test/docs
 # The autopilot's simulator: one goroutine replays days of virtual time through the engine on a
 # fake clock (the engine's packages are raced in their own tests); under -race it took 221 s of
 # the raced lane, alone 50 s, so it runs in the second lane without it.
@@ -182,7 +185,7 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	{ go test -json $(GOTEST_FLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call main_packages,$(NOT_RACED)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
 	{ rc=0; \
 	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test -json -count=1 -p $(PROCESS_SUITES_P) \
-	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES) $(SLOW_UNRACED)) || rc=1; \
+	    $(TEST_SKIP_EVAL) $(call only_packages,$(SLOW_UNRACED) $(PROCESS_SUITES)) || rc=1; \
 	  go test -json -count=1 -run '$(PEAK_MEMORY_TESTS)' $(PEAK_MEMORY_PACKAGES) || rc=1; \
 	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) ./...) || rc=1; done; \
 	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) -run '^Test' ./...) || rc=1; \
@@ -191,7 +194,7 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	  $(if $(SKIP_CONTAINER),echo "SKIP_CONTAINER=$(SKIP_CONTAINER): test/container (podman; root) left out";,\
 	    { hack/install-podman.sh && go test -json -count=1 -timeout 20m ./test/container/; } || rc=1;) \
 	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
-	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) -show '$(TEST_SHOW)' "$$lanes/raced" "$$lanes/others" || rc=1; \
+	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) -slowest 25 -show '$(TEST_SHOW)' "$$lanes/raced" "$$lanes/others" || rc=1; \
 	wait $$raced || rc=1; wait $$others || rc=1; exit $$rc
 
 # The packages' own notes on `go test -json` above: test/benchmark's tests (not its benchmarks)

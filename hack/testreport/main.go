@@ -21,6 +21,7 @@ import (
 func main() {
 	skipsPath := flag.String("skips", "hack/test-skips.txt", "the allowlist of skipped tests: package, test name, why")
 	show := flag.String("show", "", "a regular expression: output lines that match it are printed as they come, whatever the result")
+	slowest := flag.Int("slowest", 0, "list this many top-level tests that ran longest")
 	flag.Parse()
 	allowed, err := readAllowlistFile(*skipsPath)
 	if err != nil {
@@ -33,6 +34,7 @@ func main() {
 		os.Exit(2)
 	}
 	r := newReport(os.Stdout, allowed)
+	r.slowestN = *slowest
 	if *show != "" {
 		if r.show, err = regexp.Compile(*show); err != nil {
 			fmt.Fprintln(os.Stderr, "testreport: -show:", err)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // event is one line of `go test -json` (cmd/test2json), build events included.
@@ -19,6 +20,7 @@ type event struct {
 	Elapsed    float64
 	Output     string
 	ImportPath string
+	Time       time.Time
 }
 
 // skip is one skipped test and the reason its output gave.
@@ -39,6 +41,11 @@ type report struct {
 	failedTest map[string]int  // failed tests by package
 	running    map[string]bool // packages started and not ended
 	events     int
+	// first is the earliest event time: package lines say when, after it, they ended.
+	first time.Time
+	// slowest keeps the top-level tests by time; finish prints the first slowestN.
+	slowest  []timedTest
+	slowestN int
 
 	passed, failed, buildFailed int
 	failedPackages              []string
@@ -92,6 +99,9 @@ func (r *report) line(line []byte) {
 
 func (r *report) handle(e event) {
 	r.events++
+	if !e.Time.IsZero() && (r.first.IsZero() || e.Time.Before(r.first)) {
+		r.first = e.Time
+	}
 	switch e.Action {
 	case "start":
 		r.running[e.Package] = true
@@ -123,6 +133,9 @@ func (r *report) testEnded(e event) {
 	k := skipKey{e.Package, e.Test}
 	output := r.testOutput[k]
 	delete(r.testOutput, k)
+	if e.Action != "skip" && !strings.Contains(e.Test, "/") {
+		r.slowest = append(r.slowest, timedTest{key: k, elapsed: e.Elapsed})
+	}
 	switch e.Action {
 	case "pass":
 		r.passed++
@@ -141,14 +154,14 @@ func (r *report) packageEnded(e event) {
 	delete(r.running, e.Package)
 	switch e.Action {
 	case "pass":
-		fmt.Fprintf(r.out, "ok   %s %.1fs\n", e.Package, e.Elapsed)
+		fmt.Fprintf(r.out, "ok   %s %.1fs%s\n", e.Package, e.Elapsed, r.endedAt(e))
 	case "fail":
 		r.failedPackages = append(r.failedPackages, e.Package)
 		// A package can fail outside any test (TestMain, a panic, a timeout): show its output.
 		if r.failedTest[e.Package] == 0 {
 			fmt.Fprint(r.out, strings.Join(output, ""))
 		}
-		fmt.Fprintf(r.out, "FAIL %s %.1fs\n", e.Package, e.Elapsed)
+		fmt.Fprintf(r.out, "FAIL %s %.1fs%s\n", e.Package, e.Elapsed, r.endedAt(e))
 	}
 	// "skip" of a package: it has no test files; nothing to say.
 }
@@ -175,6 +188,7 @@ func skipReason(output []string) string {
 // passed: no failed test or build, no failed package, no skip outside the allowlist, and at
 // least one event (an empty input is a broken pipeline, not a success).
 func (r *report) finish() bool {
+	r.printSlowest()
 	unallowed := r.printSkips()
 	r.printStale()
 	ok := true

@@ -153,3 +153,26 @@ func TestUnfinishedPackageFails(t *testing.T) {
 	}
 	wantContains(t, out, "never finished", pkg)
 }
+
+func TestSlowestAndEndedAt(t *testing.T) {
+	var out bytes.Buffer
+	r := newReport(&out, nil)
+	r.slowestN = 2
+	in := strings.Join([]string{
+		`{"Time":"2026-11-29T06:00:00Z","Action":"start","Package":"example.com/p"}`,
+		`{"Time":"2026-11-29T06:00:03Z","Action":"pass","Package":"example.com/p","Test":"TestFast","Elapsed":0.5}`,
+		`{"Time":"2026-11-29T06:01:00Z","Action":"pass","Package":"example.com/p","Test":"TestSlow/sub","Elapsed":50}`,
+		`{"Time":"2026-11-29T06:01:00Z","Action":"pass","Package":"example.com/p","Test":"TestSlow","Elapsed":57}`,
+		`{"Time":"2026-11-29T06:01:10Z","Action":"fail","Package":"example.com/p","Test":"TestMid","Elapsed":9}`,
+		`{"Time":"2026-11-29T06:01:12Z","Action":"fail","Package":"example.com/p","Elapsed":72}`,
+	}, "\n")
+	if err := r.consume(strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	r.finish()
+	got := out.String()
+	wantContains(t, got, "FAIL example.com/p 72.0s (ended at 1m12s)", "slowest tests (2 of 3):\n    57.0s example.com/p TestSlow\n     9.0s example.com/p TestMid\n")
+	if strings.Contains(got, "s example.com/p TestFast") {
+		t.Errorf("the fastest test is listed among the two slowest:\n%s", got)
+	}
+}
