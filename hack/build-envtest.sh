@@ -7,11 +7,20 @@
 #
 # A binary that already reports the wanted version is not rebuilt, so a warm run costs ~0 s.
 #
-# Usage: hack/build-envtest.sh <kubernetes version, e.g. 1.36.3> <output dir>
+# Usage: hack/build-envtest.sh <kubernetes version, e.g. 1.36.3> <output dir> [--without-kubectl]
+#
+# --without-kubectl builds kube-apiserver and etcd only (test/skew's older control plane runs no
+# kubectl; the newest version's kubectl serves every suite), which saves a few minutes of CPU cold.
 set -euo pipefail
 
 KUBE_VERSION=${1:?kubernetes version, e.g. 1.36.3}
 OUT=${2:?output dir}
+WITH_KUBECTL=1
+case "${3:-}" in
+"") ;;
+--without-kubectl) WITH_KUBECTL=0 ;;
+*) echo "build-envtest.sh: unknown option $3 (want --without-kubectl)" >&2; exit 2 ;;
+esac
 MINOR=$(echo "$KUBE_VERSION" | cut -d. -f2)
 GOOS=$(go env GOOS)
 GOARCH=$(go env GOARCH)
@@ -33,10 +42,16 @@ ldflags_kube() {
   echo "-s -w${f}"
 }
 
+kubectl_cached() {
+  [ "$WITH_KUBECTL" = 0 ] ||
+    { [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client 2>/dev/null | grep "v${KUBE_VERSION}" >/dev/null; }
+}
+
 build_kube() {
-  if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}" && [ -x "$DEST/kubectl" ] &&
-    "$DEST/kubectl" version --client 2>/dev/null | grep "v${KUBE_VERSION}" >/dev/null; then
-    echo "kube-apiserver and kubectl v${KUBE_VERSION}: cached"
+  local what="kube-apiserver and kubectl"
+  [ "$WITH_KUBECTL" = 1 ] || what="kube-apiserver"
+  if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}" && kubectl_cached; then
+    echo "$what v${KUBE_VERSION}: cached"
     return
   fi
   local work gomod
@@ -65,13 +80,15 @@ import (
 GO
   (
     cd "$work"
-    echo "building kube-apiserver and kubectl v${KUBE_VERSION} from Go modules (several minutes when cold)"
+    echo "building $what v${KUBE_VERSION} from Go modules (several minutes when cold)"
     GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
     GOFLAGS=-mod=mod go mod download
     CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -ldflags "$(ldflags_kube)" \
       -o "$DEST/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
-    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -ldflags "$(ldflags_kube)" \
-      -o "$DEST/kubectl" k8s.io/kubernetes/cmd/kubectl
+    if [ "$WITH_KUBECTL" = 1 ]; then
+      CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -ldflags "$(ldflags_kube)" \
+        -o "$DEST/kubectl" k8s.io/kubernetes/cmd/kubectl
+    fi
   )
 }
 
