@@ -151,9 +151,10 @@ func (r *reconciler) handOver(ctx context.Context, h defaults.HandOver) error {
 	}
 }
 
-// reportBlocked emits a warning the first time an object is blocked (or its reason changes)
-// and forgets objects that are no longer blocked.
-func (r *reconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) {
+// reportBlocked emits a warning (reason RepairBlocked or ReplaceBlocked) the first time an
+// object is blocked or its message changes (for a kept unbound RequestPriority: the FlowSchemas
+// that refer to it), and forgets objects that are no longer blocked.
+func (r *reconciler) reportBlocked(ctx context.Context, blocked []defaults.Blocked, rps []flowv1.RequestPriority, fss []flowv1.FlowSchema) {
 	now := make(map[string]string, len(blocked))
 	for _, b := range blocked {
 		key := b.Kind + "/" + b.Name
@@ -161,9 +162,17 @@ func (r *reconciler) reportBlocked(blocked []defaults.Blocked, rps []flowv1.Requ
 		if r.blocked[key] == b.Message {
 			continue
 		}
-		if obj := findByName(b.Kind, b.Name, rps, fss); obj != nil {
-			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, "RepairBlocked", "RepairDefault", "%s", b.Message)
+		obj := findByName(b.Kind, b.Name, rps, fss)
+		if obj == nil {
+			continue
 		}
+		action := "RepairDefault"
+		if b.Reason == defaults.ReasonReplaceBlocked {
+			action = "ReplaceDefault"
+			logf.FromContext(ctx).Info("Keeping an unbound default RequestPriority that FlowSchemas of the user refer to",
+				b.Kind, klog.KObj(obj), "why", b.Message)
+		}
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, b.Reason, action, "%s", b.Message)
 	}
 	r.blocked = now
 }

@@ -87,7 +87,7 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	actions := r.set.Plan(rps.Items, fss.Items)
-	r.reportBlocked(actions.Blocked, rps.Items, fss.Items)
+	r.reportBlocked(ctx, actions.Blocked, rps.Items, fss.Items)
 	if err := r.apply(ctx, actions); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -1,10 +1,12 @@
 // Package defaults holds the defaults reconciler. It keeps the default RequestPriority and
 // FlowSchema objects (internal/defaults.Default, the same in every enforcement mode) present
 // and repaired, replaces owned defaults created before they were bound (upgrade.go: delete and
-// create, Event Created), and creates the missing defaults once on the upgrade from a
-// system-top-only install (Event Upgraded on system-top), as internal/defaults.Set.Plan decides. It reads the cache only, never the
-// effective configuration's snapshot of package controllers, whose SetupWithManager calls this
-// package's when defaults management is on.
+// create, Event Created) unless FlowSchemas of the user refer to them (then it keeps them,
+// Event ReplaceBlocked naming those FlowSchemas, until none does; a FlowSchema change triggers
+// the next pass), and creates the missing defaults once on the upgrade from a system-top-only
+// install (Event Upgraded on system-top), as internal/defaults.Set.Plan decides. It reads the
+// cache only, never the effective configuration's snapshot of package controllers, whose
+// SetupWithManager calls this package's when defaults management is on.
 //
 // It is level-triggered: every change of either kind, and a periodic resync, enqueue one fixed
 // request, so a burst of changes costs one pass over the cache (controller.go). It waits for the

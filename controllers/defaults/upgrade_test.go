@@ -3,15 +3,19 @@ package defaults
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -19,13 +23,13 @@ import (
 	"github.com/apf-operator/apf-operator/internal/managerbase"
 )
 
-// startReconciler runs the defaults reconciler alone, with enforcement native, until the test
-// ends, and returns its metrics' registry.
+// startReconciler runs the defaults reconciler alone, with enforcement native, in a manager of
+// its own until the test ends, and returns its metrics' registry.
 func startReconciler(t *testing.T) *prometheus.Registry {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	mgr, err := managerbase.New(ctx, restConfig, ctrl.Options{Metrics: metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0"})
+		HealthProbeBindAddress: "0", Controller: config.Controller{SkipNameValidation: ptr.To(true)}}) // one per test
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,4 +171,87 @@ func cleanup(t *testing.T, obj client.Object, name string) {
 			t.Errorf("deleting %s: %v", name, err)
 		}
 	})
+}
+
+// TestReplacementSparesUsersDefault starts the reconciler on two unbound owned defaults (as an
+// operator before the binding left them) beside a marked system-top. system-high, which the
+// user's FlowSchema "mine" refers to, is kept as it is (same uid, still unbound) and reported
+// once with a ReplaceBlocked event naming "mine"; workload-low, which only the operator's
+// defaults could refer to, is replaced. Once "mine" points elsewhere, system-high is replaced.
+func TestReplacementSparesUsersDefault(t *testing.T) {
+	top, topFS := defaultRP("system-top"), defaultFS("system-top")
+	create(t, &top)
+	create(t, &topFS)
+	uids := map[string]types.UID{}
+	for _, n := range []string{"system-high", "workload-low"} {
+		rp := defaultRP(n)
+		rp.Spec.NativeLevel = "" // created before the defaults were bound
+		create(t, &rp)
+		uids[n] = rp.UID
+	}
+	mine := defaultFS("system-high")
+	mine.ObjectMeta = metav1.ObjectMeta{Name: "mine"} // the user's: no label, no annotation
+	create(t, &mine)
+	reg := startReconciler(t)
+
+	eventually(t, "workload-low replaced, system-high reported", func() error {
+		if err := checkReplaced(t, "workload-low", uids["workload-low"]); err != nil {
+			return err
+		}
+		if notes := eventNotes(t, "system-high", defaults.ReasonReplaceBlocked); len(notes) != 1 || !strings.Contains(notes[0], "FlowSchema mine ") {
+			return fmt.Errorf("ReplaceBlocked events on system-high: %q", notes)
+		}
+		return nil
+	})
+	// Barrier: a repair of the replaced workload-low is a later pass (one worker), so every
+	// replacement decided so far is done and the later pass decided on the same objects.
+	updateRP(t, "workload-low", func(rp *flowv1.RequestPriority) { rp.Spec.QueueLengthLimit = ptr.To[int32](7) })
+	eventually(t, "workload-low repaired", func() error {
+		if got := getRP(t, "workload-low").Spec.QueueLengthLimit; *got != 100 {
+			return fmt.Errorf("queueLengthLimit %d", *got)
+		}
+		return nil
+	})
+	if got := getRP(t, "system-high"); got.UID != uids["system-high"] || got.Spec.NativeLevel != "" {
+		t.Fatalf("system-high, which the user's FlowSchema refers to, was replaced: uid %s (was %s), nativeLevel %q",
+			got.UID, uids["system-high"], got.Spec.NativeLevel)
+	}
+
+	updateFS(t, "mine", func(fs *flowv1.FlowSchema) { fs.Spec.RequestPriority.Name = "workload-low" })
+	eventually(t, "system-high replaced once no user FlowSchema refers to it", func() error {
+		return checkReplaced(t, "system-high", uids["system-high"])
+	})
+	if notes := eventNotes(t, "system-high", defaults.ReasonReplaceBlocked); len(notes) != 1 {
+		t.Errorf("%d ReplaceBlocked events on system-high, want 1 (reported once)", len(notes))
+	}
+	checkCreated(t, reg, 2, 0)
+}
+
+// checkReplaced returns nil once the named RequestPriority is a new object (not old) bound as
+// the default is.
+func checkReplaced(t *testing.T, name string, old types.UID) error {
+	want := defaultRP(name).Spec.NativeLevel
+	got := &flowv1.RequestPriority{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, got); err != nil {
+		return err // being replaced
+	}
+	if got.UID == old || got.Spec.NativeLevel != want || !defaults.Owned(got) {
+		return fmt.Errorf("%s: uid %s (old %s), nativeLevel %q (want %q), owned %v", name, got.UID, old, got.Spec.NativeLevel, want, defaults.Owned(got))
+	}
+	return nil
+}
+
+// eventNotes returns the notes of the events with the reason about the named RequestPriority.
+func eventNotes(t *testing.T, name, reason string) []string {
+	var list eventsv1.EventList
+	if err := k8s.List(context.Background(), &list); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == kindRequestPriority && e.Regarding.Name == name && e.Reason == reason {
+			out = append(out, e.Note)
+		}
+	}
+	return out
 }

@@ -23,7 +23,11 @@
 //     object without the label, or with the annotation "false" or absent, belongs to the user
 //     and is never changed.
 //   - An owned default RequestPriority whose immutable nativeLevel differs from the default's
-//     (created before the defaults were bound) is replaced: deleted and created at once.
+//     (created before the defaults were bound) is replaced: deleted and created at once. Not
+//     while a FlowSchema other than the operator's own defaults refers to it: binding it would
+//     move that FlowSchema's requests to kube-apiserver's level without the user choosing it,
+//     so it is kept as it is and reported (Blocked, reason ReasonReplaceBlocked) until no such
+//     FlowSchema remains (replace.go).
 //   - A drifted spec that a user declared by applying a manifest (server-side apply by any
 //     field manager, or kubectl's client-side apply; see Declared) is not drift but a
 //     take-over: the object is handed over (annotation set to "false") rather than restored,

@@ -27,14 +27,16 @@ type Actions struct {
 	// HandOvers lists managed objects whose drifted spec a user declared by applying a
 	// manifest (see Declared): the operator marks them as the user's instead of restoring them.
 	HandOvers []HandOver
-	// Blocked lists managed objects whose drift the operator must not or cannot repair (see
-	// Blocked).
+	// Blocked lists managed objects whose drift the operator must not or cannot repair, and
+	// unbound default RequestPriorities kept for the user's FlowSchemas (see Blocked).
 	Blocked []Blocked
 	// ReplaceRequestPriorities are owned defaults whose immutable nativeLevel differs from the
 	// default's (created by an operator before the defaults were bound): copies of the actual
 	// objects (uid and resourceVersion set), to delete only if still the version the plan saw
 	// and create again at once with the default spec (Replacement). No update can bind them,
 	// and left as they are, native enforcement would project them as levels of their own.
+	// One that a FlowSchema other than the operator's defaults refers to is not replaced but
+	// Blocked (reason ReasonReplaceBlocked): replacing it would move the user's requests.
 	ReplaceRequestPriorities []v1alpha1.RequestPriority
 	// MarkUpgraded, when set, is the operator's system-top as the plan saw it, left by an
 	// operator that shipped system-top alone in native mode: after the creations succeed, set
@@ -62,14 +64,17 @@ type HandOver struct {
 }
 
 // Blocked is a managed object with autoupdate "true" whose drift the operator leaves alone
-// and reports: a RequestPriority whose immutable priorityLevel differs from the default's (no
-// update can repair it, and the operator never deletes), or an object whose applied manifest
-// sets a spec of its own together with autoupdate "true" (restoring the spec or changing the
-// annotation would fight the applier). The user must delete the object or set the annotation
-// to "false" (in the manifest, for an applied one).
+// and reports. Reason ReasonRepairBlocked: a RequestPriority whose immutable priorityLevel
+// differs from the default's (no update can repair it, and the operator never deletes), or an
+// object whose applied manifest sets a spec of its own together with autoupdate "true"
+// (restoring the spec or changing the annotation would fight the applier); the user must
+// delete the object or set the annotation to "false" (in the manifest, for an applied one).
+// Reason ReasonReplaceBlocked: an unbound default RequestPriority that FlowSchemas of the user
+// refer to, kept as it is (sparedReplacements); the Message names them.
 type Blocked struct {
 	Kind    string
 	Name    string
+	Reason  string
 	Message string
 }
 
@@ -88,7 +93,8 @@ func Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 
 // Plan decides, from the actual objects, which of the set's default objects to create, which
 // managed objects to repair, and which to replace (an owned default RequestPriority whose
-// immutable nativeLevel differs from the default's). It never modifies its arguments.
+// immutable nativeLevel differs from the default's, unless a user's FlowSchema refers to it).
+// It never modifies its arguments.
 func (s Set) Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Actions {
 	var a Actions
 	if !hasExemptLevel(rps) {
@@ -101,7 +107,9 @@ func (s Set) Plan(rps []v1alpha1.RequestPriority, fss []v1alpha1.FlowSchema) Act
 	var rpDrift, fsDrift []drifted
 	rpRepairs := s.requestPriorityRepairs(rps)
 	a.RepairRequestPriorities, rpDrift, a.Blocked = rpRepairs.repairs, rpRepairs.declared, rpRepairs.blocked
-	a.ReplaceRequestPriorities = rpRepairs.replacements
+	var kept []Blocked
+	a.ReplaceRequestPriorities, kept = s.sparedReplacements(rpRepairs.replacements, fss)
+	a.Blocked = append(a.Blocked, kept...)
 	a.RepairFlowSchemas, fsDrift = s.flowSchemaRepairs(fss)
 	for _, d := range append(rpDrift, fsDrift...) {
 		if d.declared.SetsAutoUpdate {
@@ -121,7 +129,7 @@ type drifted struct {
 }
 
 func contested(d drifted) Blocked {
-	return Blocked{Kind: d.kind, Name: d.object.GetName(), Message: fmt.Sprintf(
+	return Blocked{Kind: d.kind, Name: d.object.GetName(), Reason: ReasonRepairBlocked, Message: fmt.Sprintf(
 		"the spec of %s %s is applied by %s from a manifest that also sets annotation %s to \"true\": "+
 			"the operator leaves the applied spec in place rather than fight the applier; set the "+
 			"annotation to \"false\" in the manifest (or remove it) to own the object, or apply the default spec",
@@ -237,7 +245,7 @@ func (s Set) requestPriorityRepairs(rps []v1alpha1.RequestPriority) rpRepairs {
 		}
 		switch {
 		case rps[i].Spec.PriorityLevel != spec.PriorityLevel:
-			out.blocked = append(out.blocked, Blocked{Kind: "RequestPriority", Name: rps[i].Name, Message: fmt.Sprintf(
+			out.blocked = append(out.blocked, Blocked{Kind: "RequestPriority", Name: rps[i].Name, Reason: ReasonRepairBlocked, Message: fmt.Sprintf(
 				"priorityLevel %d differs from the default %d and is immutable, so the operator cannot "+
 					"restore the default spec: delete the object (the default returns only while no "+
 					"RequestPriority has level 0) or set annotation %s to \"false\" to own it",

@@ -121,6 +121,69 @@ func TestReplaceUnboundDefaults(t *testing.T) {
 	check(t, "replace beside a user's and an applied one", rpNames(a.ReplaceRequestPriorities), []string{"workload-high", "workload-low"})
 }
 
+// TestReplacementSparesUsersReferences: an unbound owned default that a FlowSchema other than
+// the operator's own defaults refers to is not replaced (that would move the user's requests
+// to kube-apiserver's level) but reported, naming those FlowSchemas, sorted; the operator's own
+// default FlowSchemas, drifted or not, do not hold it back, while one of theirs that a user
+// took over or applied does. With the user's references gone, it is replaced.
+func TestReplacementSparesUsersReferences(t *testing.T) {
+	unbound := existingRPs()
+	for i := range unbound {
+		unbound[i].Spec.NativeLevel = ""
+	}
+	fss := append(existingFSs(), userFS("zeta", "workload-low"), userFS("alpha", "workload-low"), userFS("other", "system-high"))
+	fss[2].Spec.MatchingPriority = 7 // the operator's own system-low, drifted (to be repaired): not the user's
+	before := deepCopies(unbound, fss)
+	a := Plan(unbound, fss)
+	if !reflect.DeepEqual(before, deepCopies(unbound, fss)) {
+		t.Fatal("Plan modified its arguments")
+	}
+	check(t, "replace", rpNames(a.ReplaceRequestPriorities), []string{"system-low", "workload-high"})
+	check(t, "repair FlowSchema", fsNames(a.RepairFlowSchemas), []string{"system-low"})
+	got := map[string]Blocked{}
+	for _, b := range a.Blocked {
+		got[b.Name] = b
+	}
+	if len(got) != 2 {
+		t.Fatalf("blocked %+v, want system-high and workload-low", a.Blocked)
+	}
+	for name, referrers := range map[string]string{"system-high": "FlowSchema other ", "workload-low": "FlowSchema alpha, zeta "} {
+		b := got[name]
+		if b.Kind != "RequestPriority" || b.Reason != ReasonReplaceBlocked || !strings.Contains(b.Message, referrers) ||
+			!strings.Contains(b.Message, "point those FlowSchemas at another RequestPriority") {
+			t.Errorf("%s: %+v, want a ReplaceBlocked report naming %q and the way out", name, b, referrers)
+		}
+	}
+	if a.Empty() {
+		t.Error("Empty() with replacements to make")
+	}
+
+	// A default FlowSchema the user took over, or whose other spec an applier declared, is the user's.
+	fss = existingFSs()
+	fss[3].Annotations[v1alpha1.AnnotationAutoUpdate] = "false" // workload-high
+	fss[4].Spec.MatchingPriority = 7                            // workload-low, applied: handed over
+	appliedSpec(&fss[4].ObjectMeta)
+	a = Plan(unbound, fss)
+	check(t, "replace beside the user's default FlowSchemas", rpNames(a.ReplaceRequestPriorities), []string{"system-high", "system-low"})
+	check(t, "hand over", handOverNames(a.HandOvers), []string{"workload-low"})
+
+	// The user's references gone (pointed elsewhere): every unbound default is replaced.
+	fss = append(existingFSs(), userFS("alpha", "mine"))
+	a = Plan(unbound, fss)
+	check(t, "replace once unreferred", rpNames(a.ReplaceRequestPriorities), []string{"system-high", "system-low", "workload-high", "workload-low"})
+	if len(a.Blocked) != 0 {
+		t.Errorf("blocked %+v once no user FlowSchema refers to them", a.Blocked)
+	}
+}
+
+func handOverNames(hs []HandOver) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Object.GetName())
+	}
+	return out
+}
+
 // appliedSpec marks an object's spec as declared by Argo CD's server-side apply.
 func appliedSpec(m *metav1.ObjectMeta) {
 	m.ManagedFields = []metav1.ManagedFieldsEntry{managed("argocd-controller", metav1.ManagedFieldsOperationApply,
