@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,11 +16,26 @@ import (
 // sync on a loaded machine (a few seconds) and short beside a person's reaction time.
 const userQuiet = 10 * time.Second
 
+// quietPeriods overrides userQuiet and snapshotQuiet. Production leaves it zero; the
+// in-package envtest suite shortens both, so that each step of a test does not wait the
+// production pauses (the unit tests of the burst logic keep the constants).
+type quietPeriods struct {
+	// user replaces userQuiet, snapshot replaces snapshotQuiet, when positive.
+	user, snapshot time.Duration
+}
+
+func (q quietPeriods) userOrDefault() time.Duration     { return cmp.Or(q.user, userQuiet) }
+func (q quietPeriods) snapshotOrDefault() time.Duration { return cmp.Or(q.snapshot, snapshotQuiet) }
+
 // changeClock records when the users' objects (RequestPriorities, FlowSchemas) last changed:
 // their creation, deletion or a new generation. Changes of native objects, which the
 // operator's own projection causes, do not count; neither do status writes. Safe for
 // concurrent use.
 type changeClock struct {
+	// quiet shortens the quiet periods for in-package tests (Options.quiet); zero values are
+	// production's userQuiet and snapshotQuiet.
+	quiet quietPeriods
+
 	mu sync.Mutex
 	// last is the latest change; busySince is the first change after the last quiet period.
 	last, busySince time.Time
@@ -29,7 +45,7 @@ type changeClock struct {
 func (c *changeClock) record(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if now.Sub(c.last) >= userQuiet {
+	if now.Sub(c.last) >= c.quiet.userOrDefault() {
 		c.busySince = now
 	}
 	if now.After(c.last) {
@@ -46,7 +62,7 @@ func (c *changeClock) quietLeft(now time.Time) time.Duration {
 	if c.last.IsZero() || now.Sub(c.busySince) >= firstStatusDeferral {
 		return 0
 	}
-	return max(0, userQuiet-now.Sub(c.last))
+	return max(0, c.quiet.userOrDefault()-now.Sub(c.last))
 }
 
 // quietAfter reports whether the users' objects changed after since, and when they will have
@@ -54,7 +70,7 @@ func (c *changeClock) quietLeft(now time.Time) time.Duration {
 func (c *changeClock) quietAfter(since time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.last.Add(snapshotQuiet), c.last.After(since)
+	return c.last.Add(c.quiet.snapshotOrDefault()), c.last.After(since)
 }
 
 // changedWithin reports whether the users' objects changed in the window before now.

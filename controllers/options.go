@@ -86,6 +86,10 @@ type Options struct {
 	// AutopilotInterval is how often the leader steps the autopilot's loop (enforcement native
 	// only); zero means DefaultAutopilotInterval, negative turns the autopilot off.
 	AutopilotInterval time.Duration
+
+	// quiet shortens the snapshot's and the users' quiet periods; only this package's tests
+	// set it (production: zero, the constants).
+	quiet quietPeriods
 }
 
 func (o Options) withDefaults() Options {

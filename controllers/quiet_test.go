@@ -16,7 +16,7 @@ import (
 // TestMissingReferenceWaitsForQuiet: a FlowSchema applied before its RequestPriority, and seen
 // alone by a snapshot, gets exactly one status write (Ready) and no RequestPriorityNotFound
 // event; a FlowSchema whose RequestPriority never comes still reports RequestPriorityNotFound,
-// once the users' objects have been quiet for userQuiet.
+// once the users' objects have been quiet for the user quiet period (testQuiet.user).
 func TestMissingReferenceWaitsForQuiet(t *testing.T) {
 	resetCluster(t)
 	op := startOperator(t, operatorConfig{options: Options{ManageDefaults: false, Clock: realClock}})
@@ -35,9 +35,9 @@ func TestMissingReferenceWaitsForQuiet(t *testing.T) {
 	fs := getFS(t, "typo")
 	ready := meta.FindStatusCondition(fs.Status.Conditions, flowv1.ConditionReady)
 	// Both times have a one-second resolution.
-	if waited := ready.LastTransitionTime.Sub(fs.CreationTimestamp.Time); waited < userQuiet-time.Second {
-		t.Errorf("RequestPriorityNotFound written %s after the FlowSchema's creation, want at least %s (userQuiet)",
-			waited, userQuiet)
+	if waited := ready.LastTransitionTime.Sub(fs.CreationTimestamp.Time); waited < testQuiet.user-time.Second {
+		t.Errorf("RequestPriorityNotFound written %s after the FlowSchema's creation, want at least %s (the user quiet period)",
+			waited, testQuiet.user)
 	}
 	waitEvent(t, "FlowSchema", "typo", flowv1.ReasonRequestPriorityNotFound)
 

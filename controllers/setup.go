@@ -33,6 +33,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("registering the snapshot metrics: %w", err)
 	}
 	snaps := newSnapshotHolder(mgr.GetCache(), project, duration)
+	snaps.changes.quiet = opts.quiet
 	snaps.operator = opts.Operator
 	snaps.maxSeatLoss = opts.NativeMaxSeatLossPercent
 	if project && opts.NativeSeatsPeriod >= 0 {

@@ -139,7 +139,7 @@ func (h *snapshotHolder) Start(ctx context.Context) error {
 	h.startSeats(ctx)
 	// Users may be applying objects while the operator starts: the first snapshot is then
 	// mid-burst too.
-	h.midBurst = h.changes.changedWithin(time.Now(), snapshotQuiet)
+	h.midBurst = h.changes.changedWithin(time.Now(), h.changes.quiet.snapshotOrDefault())
 	for {
 		spent, err := h.compute(ctx)
 		if err != nil {
@@ -169,12 +169,13 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 	if cur := h.get(); cur != nil {
 		listed = cur.listedAt
 	}
+	quiet := h.changes.quiet.snapshotOrDefault()
 	paused := false
 	// Mid-burst is about the users' changes: a burst of the projector's own native writes
 	// defers no status.
-	defer func() { h.midBurst = !paused && h.changes.changedWithin(time.Now(), snapshotQuiet) }()
+	defer func() { h.midBurst = !paused && h.changes.changedWithin(time.Now(), quiet) }()
 	for !paused {
-		wait := min(snapshotQuiet, time.Until(deadline))
+		wait := min(quiet, time.Until(deadline))
 		if quietAt, changed := h.changes.quietAfter(listed); changed {
 			untilQuiet := time.Until(quietAt)
 			if untilQuiet <= 0 {
@@ -191,7 +192,7 @@ func (h *snapshotHolder) awaitBurst(ctx context.Context, spent time.Duration) bo
 			return false
 		case <-h.changed: // the burst goes on
 		case <-time.After(wait):
-			paused = wait == snapshotQuiet // else the deadline came, or the users' pause (checked above)
+			paused = wait == quiet // else the deadline came, or the users' pause (checked above)
 		}
 	}
 	if rest := 2*spent - time.Since(start); rest > 0 {

@@ -85,6 +85,14 @@ func testLogger() logr.Logger {
 	return funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: 1})
 }
 
+// testQuiet are the quiet periods of the suite's operators, unless a test sets its own:
+// production's (2 s for a burst of changes, 10 s before a missing RequestPriority is
+// reported) would make every step of every test wait them. The burst logic itself is tested
+// with production's periods (burst_unit_test.go, test/scale). The user period stays long
+// enough that TestMissingReferenceWaitsForQuiet, reading one-second timestamps, still tells a
+// report deferred by it (at least 2 s) from one made at once (under 1 s).
+var testQuiet = quietPeriods{user: 3 * time.Second, snapshot: 200 * time.Millisecond}
+
 // operatorConfig adjusts a test operator.
 type operatorConfig struct {
 	options Options
@@ -129,6 +137,9 @@ func startOperator(t testing.TB, cfg operatorConfig) *testOperator {
 	op := &testOperator{registry: prometheus.NewRegistry()}
 	opts := cfg.options
 	opts.Registerer = op.registry
+	if opts.quiet == (quietPeriods{}) {
+		opts.quiet = testQuiet
+	}
 	identity := restConfig
 	if cfg.config != nil {
 		identity = cfg.config

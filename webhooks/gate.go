@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,13 +82,15 @@ func (s *gatedServer) Register(path string, hook http.Handler) {
 type gate struct {
 	slots chan struct{}
 	next  http.Handler
+	// readTimeout replaces admissionReadTimeout when positive (tests).
+	readTimeout time.Duration
 }
 
 // ServeHTTP implements http.Handler.
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	now := time.Now()
-	_ = rc.SetReadDeadline(now.Add(admissionReadTimeout))
+	_ = rc.SetReadDeadline(now.Add(cmp.Or(g.readTimeout, admissionReadTimeout)))
 	_ = rc.SetWriteDeadline(now.Add(admissionWriteTimeout))
 	body := r.Body
 	defer drain(rc, body)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -75,13 +76,15 @@ func TestGateCapsTheBody(t *testing.T) {
 }
 
 // TestGateDropsASlowCaller: a caller that sends part of its body and stalls gets its read
-// failed at the read deadline (the handler then returns and frees the slot).
+// failed at the read deadline (the handler then returns and frees the slot). The deadline is
+// shortened from admissionReadTimeout: the caller stalls for good, so any deadline shows it.
 func TestGateDropsASlowCaller(t *testing.T) {
 	readErrs := make(chan error, 1)
-	g := &gate{slots: make(chan struct{}, 1), next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, err := io.Copy(io.Discard, r.Body)
-		readErrs <- err
-	})}
+	g := &gate{slots: make(chan struct{}, 1), readTimeout: 200 * time.Millisecond,
+		next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, err := io.Copy(io.Discard, r.Body)
+			readErrs <- err
+		})}
 	srv := httptest.NewServer(g)
 	defer srv.Close()
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())

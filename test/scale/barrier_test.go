@@ -35,12 +35,25 @@ func barrierFlowSchema() *flowv1.FlowSchema {
 // write for it is in the audit log. Writes the operator still had to make for the load are
 // then in the log as well (the operator has handled a later change, and the log backend
 // writes in order), so the count that follows cannot miss them by reading too early, as a
-// fixed sleep could on a busy machine.
+// fixed sleep could on a busy machine. The operator reports the missing RequestPriority only
+// once the users' objects have been quiet for its quiet period (seconds): the wait first
+// watches the barrier's status through the API, which costs a GET, and only then reads the
+// audit log (thousands of lines to decode at each poll).
 func passBarrier(ctx context.Context, t *testing.T, c client.Client, auditLog string, operator func(string) bool) {
 	t.Helper()
-	if err := c.Create(ctx, barrierFlowSchema()); err != nil {
+	barrier := barrierFlowSchema()
+	if err := c.Create(ctx, barrier); err != nil {
 		t.Fatalf("barrier: %v", err)
 	}
+	harness.Eventually(t, 2*time.Minute, "the barrier FlowSchema's status", func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(barrier), barrier); err != nil {
+			return err
+		}
+		if barrier.Status.ObservedGeneration == 0 {
+			return fmt.Errorf("%s has no status yet", barrierName)
+		}
+		return nil
+	})
 	harness.Eventually(t, 2*time.Minute, "the operator's status write for the barrier FlowSchema in the audit log", func() error {
 		counts, err := countWrites(auditLog, operator)
 		if err != nil {

@@ -188,7 +188,7 @@ func waitConverged(ctx context.Context, c client.Client, l load, timeout time.Du
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(time.Second)
 	}
 }
 
