@@ -5,7 +5,8 @@
 //   - `apf-operator top`: a tenant on a tiny level is flooded until kube-apiserver rejects its
 //     requests, and top must show that tenant first, with as many rejections as
 //     kube-apiserver's apiserver_flowcontrol_rejected_requests_total counted over the same
-//     window (within 5%);
+//     window (within 5%); then the operator's status summary of that tenant's rejections
+//     (status.observed) must reach the same count and not be written again;
 //   - `apf-operator recommend`: one of two operator levels is flooded while the other idles,
 //     and recommend, reading kube-apiserver live over the flood, must move shares from the
 //     idle level to the flooded one, keeping their total.
@@ -37,22 +38,38 @@ const (
 const (
 	tenantNamespace  = "tenant"
 	tenantConfigMaps = 30
-	floodWorkers     = 40
+	floodWorkers     = 16
 )
+
+// metricsPeriod is the operator's --native-metrics-period: its reads of kube-apiserver's
+// rejection counters, summarised into status.observed at most every second read (the default
+// 30 s would make the status test wait minutes).
+const metricsPeriod = 2 * time.Second
 
 var suite = &harness.Suite{
 	Name:         "top",
 	ControlPlane: &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
 	RunOperator:  true,
 	// recommend's two test levels hold 10 shares: past the default 10% budget at 150 seats.
-	OperatorArgs: []string{"--enforcement=native", "--native-max-seat-loss-percent=50"},
-	Ready:        pluginDir,
+	OperatorArgs:    []string{"--enforcement=native", "--native-max-seat-loss-percent=50", "--native-metrics-period=" + metricsPeriod.String()},
+	OperatorMetrics: true,
+	Ready:           ready,
 }
 
-// binDir holds the operator binary as kubectl-apf, and kubectl.
-var binDir string
+// binDir holds the operator binary as kubectl-apf, and kubectl; metricsToken reads the
+// operator's metrics endpoint.
+var binDir, metricsToken string
 
 func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// ready makes the plugin directory and the token of a reader of the operator's metrics.
+func ready(s *harness.Suite) (err error) {
+	if err := pluginDir(s); err != nil {
+		return err
+	}
+	metricsToken, err = harness.MetricsReaderToken(context.Background(), s.Cluster.Config, "top-metrics", "top-metrics-reader", time.Hour)
+	return err
+}
 
 // pluginDir puts the operator binary on a PATH directory as the kubectl plugin kubectl-apf,
 // beside kubectl.
