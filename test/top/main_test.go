@@ -17,9 +17,11 @@ package top_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,11 +36,13 @@ const (
 	maxMutatingRequestsInflight = 50
 )
 
-// The tenant: user bob lists large ConfigMaps of namespace tenant from floodWorkers goroutines.
+// The tenant: user bob lists large ConfigMaps of namespace tenant from floodWorkers goroutines:
+// more than the requests the flooded levels hold (2 in tiny, 7 in recommend's hot), so that
+// the rest are rejected.
 const (
 	tenantNamespace  = "tenant"
 	tenantConfigMaps = 30
-	floodWorkers     = 16
+	floodWorkers     = 10
 )
 
 // metricsPeriod is the operator's --native-metrics-period: its reads of kube-apiserver's
@@ -62,12 +66,18 @@ var binDir, metricsToken string
 
 func TestMain(m *testing.M) { harness.Main(m, suite) }
 
-// ready makes the plugin directory and the token of a reader of the operator's metrics.
+// ready makes the plugin directory, the tenant's namespace (every test floods the same
+// ConfigMaps) and the token of a reader of the operator's metrics.
 func ready(s *harness.Suite) (err error) {
 	if err := pluginDir(s); err != nil {
 		return err
 	}
-	metricsToken, err = harness.MetricsReaderToken(context.Background(), s.Cluster.Config, "top-metrics", "top-metrics-reader", time.Hour)
+	ctx := context.Background()
+	tenant := strings.NewReader(harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
+	if _, stderr, err := s.Cluster.KubectlRun(ctx, tenant, "create", "-f", "-"); err != nil {
+		return fmt.Errorf("creating the tenant's namespace: %w\n%s", err, stderr)
+	}
+	metricsToken, err = harness.MetricsReaderToken(ctx, s.Cluster.Config, "top-metrics", "top-metrics-reader", time.Hour)
 	return err
 }
 
@@ -84,13 +94,12 @@ func pluginDir(s *harness.Suite) error {
 	return os.Symlink(s.Cluster.Kubectl, filepath.Join(binDir, "kubectl"))
 }
 
-// applyTenant applies the tenant's namespace and levels, waits until the named objects are
-// projected, and deletes the levels when t ends.
+// applyTenant applies the tenant's levels, waits until the named objects are projected, and
+// deletes them when t ends.
 func applyTenant(ctx context.Context, t *testing.T, levels string, projected ...string) {
 	t.Helper()
 	suite.Cluster.DeleteOnCleanup(t, projected...)
-	manifests := harness.JoinYAML(levels, harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
-	suite.Cluster.ApplyProjected(ctx, t, manifests, projected...)
+	suite.Cluster.ApplyProjected(ctx, t, levels, projected...)
 }
 
 // bobClient is an HTTP client authenticated as bob and the URL he floods.

@@ -17,10 +17,10 @@ import (
 // The flooded tenant: user bob on level "hot" (2 shares, one queue of 5 requests, no
 // borrowing), listing large ConfigMaps (the recipe of TestTopShowsTheFloodingTenantFirst);
 // level "cool" (8 shares) gets no request. The window is recommend's shortest (the autopilot's
-// MinWindow, 15 s) with a second of margin; the flood outlasts it by floodPast, for
-// recommend's second read.
+// MinWindow: the two reads are at least that far apart); the flood outlasts it by floodPast,
+// for recommend's second read.
 const (
-	window    = 16 * time.Second
+	window    = 15 * time.Second
 	floodPast = 3 * time.Second
 )
 

@@ -118,7 +118,7 @@ func TestKubectlPluginTable(t *testing.T) {
 	floodCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { flood(floodCtx, bob, url, time.Minute) })
-	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
+	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "1s")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.Cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
