@@ -43,6 +43,7 @@ func TestRunDispatchesSubcommands(t *testing.T) {
 		{[]string{"manager", "--leader-elect=false", "--enforcement=kernel"}, 2, `--enforcement="kernel": use "native" or "none"`},
 		{[]string{"manager", "--leader-elect=false", "--native-max-seat-loss-percent=91"}, 2, "--native-max-seat-loss-percent=91: use 0 to 90"},
 		{[]string{"manager", "--leader-elect=false", "--autopilot-interval=10s"}, 2, "--autopilot-interval=10s: use at least 15s"},
+		{[]string{"manager", "--leader-elect=false", "--native-metrics-period=500ms"}, 2, "--native-metrics-period=500ms: use at least 1s"},
 		{[]string{"manager", "--leader-elect=false", "--native-unmatched=everyone"}, 2,
 			`--native-unmatched: "everyone" is not one of "kube-apiserver", "operator"`},
 		{[]string{"manager", "--leader-elect=false", "--event-rate-limit-replicas=leader"}, 2, `--event-rate-limit-replicas="leader": use "divide" or "perReplica"`},

@@ -102,6 +102,8 @@ func bindEnforcementFlags(fs *pflag.FlagSet, o *operator.Options) {
 		`How the configuration is enforced: "native" projects it onto kube-apiserver's own flowcontrol.apiserver.k8s.io/v1 objects, which kube-apiserver enforces; "none" manages and validates it only.`)
 	fs.IntVar(&o.NativeMaxSeatLossPercent, "native-max-seat-loss-percent", o.NativeMaxSeatLossPercent,
 		fmt.Sprintf("With enforcement native, the most (0 to %d) that kube-apiserver's own priority levels may lose of their share of the server to the operator's: RequestPriority shares past that budget are refused by the webhook and not projected (docs/enforcement.md, \"Share budget\").", budget.MaxMaxLossPercent))
+	fs.DurationVar(&o.NativeMetricsPeriod, "native-metrics-period", o.NativeMetricsPeriod,
+		fmt.Sprintf("With --enforcement=native, how often the leader reads kube-apiserver's /metrics: the native seats (status.nativeNominalSeats), the server concurrency limit of the share budget, and the rejections that status.observed summarises at most every second period; at least %s.", operator.MinNativeMetricsPeriod))
 	fs.StringVar((*string)(&o.NativeUnmatched), "native-unmatched", string(o.NativeUnmatched),
 		`With --enforcement=native, what classifies the requests no projected FlowSchema matches: "kube-apiserver" leaves them to its own service-accounts, global-default and catch-all schemas, as without the operator; "operator" projects the backstop FlowSchema non-top-backstop (precedence 8999) ahead of them.`)
 	fs.DurationVar(&o.AutopilotInterval, "autopilot-interval", o.AutopilotInterval,

@@ -34,7 +34,7 @@ func TestManagerFlagsFillOptions(t *testing.T) {
 		"--enable-webhooks=false", "--webhook-port=4", "--webhook-cert-dir=/certs", "--cert-rotation=false",
 		"--webhook-secret-name=secret", "--webhook-service-name=svc", "--webhook-config-name=vwc",
 		"--manage-defaults=false", "--enforcement=none", "--native-max-seat-loss-percent=20",
-		"--native-unmatched=operator", "--defaults-resync=1m", "--autopilot-interval=30s",
+		"--native-unmatched=operator", "--native-metrics-period=5s", "--defaults-resync=1m", "--autopilot-interval=30s",
 		"--exempt-groups=a, b", "--exempt-users=", "--namespace=ns", "--service-account=sa",
 		"--enable-event-rate-limit", "--event-rate-limit-replicas=perReplica", "--event-rate-limit-deployment=dep",
 		"--kubeconfig=/kc",
@@ -49,7 +49,7 @@ func TestManagerFlagsFillOptions(t *testing.T) {
 		Webhooks: operator.WebhookOptions{Port: 4, CertDir: "/certs", SecretName: "secret", ServiceName: "svc",
 			ConfigName: "vwc"},
 		Enforcement: "none", NativeMaxSeatLossPercent: 20, NativeUnmatched: native.UnmatchedOperator,
-		DefaultsResync: time.Minute, AutopilotInterval: 30 * time.Second,
+		NativeMetricsPeriod: 5 * time.Second, DefaultsResync: time.Minute, AutopilotInterval: 30 * time.Second,
 		ExemptGroups: []string{"a", "b"}, ExemptUsers: []string{}, Namespace: "ns", ServiceAccount: "sa",
 		EventRateLimit: operator.EventRateLimitOptions{Enabled: true, Replicas: "perReplica", Deployment: "dep"},
 	}

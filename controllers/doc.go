@@ -39,4 +39,6 @@
 //   - apf_operator_projection_writes_total{kind,operation,result}: writes of native objects.
 //   - apf_operator_snapshot_duration_seconds: computations of the shared snapshot (histogram;
 //     its count is how many were made).
+//   - apf_operator_rejection_summaries_total: recomputations of status.observed's rejection
+//     summary (leader, enforcement native).
 package controllers

@@ -1,12 +1,14 @@
 package controllers
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
@@ -14,11 +16,18 @@ import (
 )
 
 // The status summary of rejections (status.observed): counted over trafficWindow, recomputed
-// at most every trafficMinInterval.
+// at most every summaryReads reads of /metrics (the seat reader's period), so that a tenant
+// rejected without pause costs each object at most one status write per summaryReads periods.
+// trafficMinInterval is that interval at DefaultNativeSeatsPeriod, and the interval of a
+// rejectionWindow that was given none.
 const (
 	trafficWindow      = 5 * time.Minute
-	trafficMinInterval = time.Minute
+	summaryReads       = 2
+	trafficMinInterval = summaryReads * DefaultNativeSeatsPeriod
 )
+
+// summaryInterval is the least time between two summaries when /metrics is read every period.
+func summaryInterval(period time.Duration) time.Duration { return summaryReads * period }
 
 // observedTraffic is the rejections kube-apiserver counted over the last trafficWindow (or
 // since the first read, for a younger leader), by native level and by native FlowSchema.
@@ -44,12 +53,27 @@ type rejectionSample struct {
 
 // rejectionWindow keeps the samples of the rejection counters that the window needs.
 type rejectionWindow struct {
-	mu      sync.Mutex
-	samples []rejectionSample // oldest first
-	current atomic.Pointer[observedTraffic]
+	// minInterval is the least time between two samples (summaryInterval); zero means
+	// trafficMinInterval.
+	minInterval time.Duration
+	// summaries counts the summaries computed (nil: not counted), so that a test can wait for
+	// a recomputation instead of sleeping.
+	summaries prometheus.Counter
+	mu        sync.Mutex
+	samples   []rejectionSample // oldest first
+	current   atomic.Pointer[observedTraffic]
 }
 
-// get returns the last counts; nil before two reads a minute apart.
+// newSummariesCounter creates apf_operator_rejection_summaries_total and registers it into reg.
+func newSummariesCounter(reg prometheus.Registerer) (prometheus.Counter, error) {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "apf_operator_rejection_summaries_total",
+		Help: "Recomputations of the status summary of kube-apiserver's rejections (status.observed) by the leader, at most one every two periods of its reads of kube-apiserver's /metrics.",
+	})
+	return c, reg.Register(c)
+}
+
+// get returns the last counts; nil before two reads minInterval apart.
 func (w *rejectionWindow) get() *observedTraffic {
 	if w == nil {
 		return nil
@@ -58,11 +82,11 @@ func (w *rejectionWindow) get() *observedTraffic {
 }
 
 // update adds the rejection counters of families, read at now, at most once per
-// trafficMinInterval, and reports whether the counts changed.
+// minInterval, and reports whether the counts changed.
 func (w *rejectionWindow) update(families apfmetrics.Families, now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if n := len(w.samples); n > 0 && now.Sub(w.samples[n-1].at) < trafficMinInterval {
+	if n := len(w.samples); n > 0 && now.Sub(w.samples[n-1].at) < cmp.Or(w.minInterval, trafficMinInterval) {
 		return false
 	}
 	w.samples = append(w.samples, rejectionSample{at: now,
@@ -81,6 +105,9 @@ func (w *rejectionWindow) update(families apfmetrics.Families, now time.Time) bo
 	}
 	first, last := w.samples[0], w.samples[len(w.samples)-1]
 	obs := &observedTraffic{at: now, levels: increases(first.levels, last.levels), schemas: increases(first.schemas, last.schemas)}
+	if w.summaries != nil {
+		w.summaries.Inc()
+	}
 	return !obs.sameCounts(w.current.Swap(obs))
 }
 

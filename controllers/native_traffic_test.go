@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -58,6 +60,30 @@ func TestRejectionWindow(t *testing.T) {
 	// kube-apiserver restarted: its counter starts over at 3.
 	if !w.update(rejections(t, 3), t0.Add(7*time.Minute)) || w.get().schemas["apf-t"] != 3 {
 		t.Errorf("after a restart: %+v, want 3", w.get())
+	}
+}
+
+// TestRejectionWindowFollowsThePeriod: with /metrics read every period, a summary needs two
+// samples summaryInterval(period) apart, and each summary counts once.
+func TestRejectionWindowFollowsThePeriod(t *testing.T) {
+	const period = 2 * time.Second
+	w := rejectionWindow{minInterval: summaryInterval(period), summaries: prometheus.NewCounter(prometheus.CounterOpts{Name: "s"})}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w.update(rejections(t, 10), t0)
+	if w.update(rejections(t, 20), t0.Add(period)) || testutil.ToFloat64(w.summaries) != 0 {
+		t.Errorf("a summary one period after the first read (%v computed)", testutil.ToFloat64(w.summaries))
+	}
+	if !w.update(rejections(t, 20), t0.Add(2*period)) || w.get().schemas["apf-t"] != 10 {
+		t.Fatalf("two periods on: %+v, want 10 rejections at apf-t", w.get())
+	}
+	if w.update(rejections(t, 20), t0.Add(4*period)) {
+		t.Error("unchanged counts reported as a change")
+	}
+	if got := testutil.ToFloat64(w.summaries); got != 2 {
+		t.Errorf("%v summaries counted, want 2", got)
+	}
+	if trafficMinInterval != summaryInterval(DefaultNativeSeatsPeriod) || trafficMinInterval != time.Minute {
+		t.Errorf("the default summary interval is %s, want a minute (the documented default)", trafficMinInterval)
 	}
 }
 

@@ -51,10 +51,11 @@ type Options struct {
 	// may lose of their share of the server to the projected levels (native.Existing); nil
 	// means budget.DefaultMaxLossPercent.
 	NativeMaxSeatLossPercent *int32
-	// NativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics for the nominal
-	// seats of the native levels (RequestPriority status.nativeNominalSeats, and the server
-	// concurrency limit the share budget rounds with); zero means DefaultNativeSeatsPeriod,
-	// negative turns the reading off.
+	// NativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics: the nominal
+	// seats of the native levels (RequestPriority status.nativeNominalSeats), the server
+	// concurrency limit the share budget rounds with, and the rejection counters that
+	// status.observed summarises at most every second period; zero means
+	// DefaultNativeSeatsPeriod, negative turns the reading off.
 	NativeSeatsPeriod time.Duration
 	// NativeUnmatched says what classifies the requests no projected FlowSchema matches, with
 	// enforcement native; "" means native.UnmatchedKubeAPIServer.

@@ -42,6 +42,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		}
 		snaps.seats.limits = &replicaLimits{source: newReplicaSource(mgr.GetConfig(), mgr.GetAPIReader())}
 		snaps.seatsPeriod = cmp.Or(opts.NativeSeatsPeriod, DefaultNativeSeatsPeriod)
+		snaps.seats.rejections.minInterval = summaryInterval(snaps.seatsPeriod)
+		if snaps.seats.rejections.summaries, err = newSummariesCounter(opts.Registerer); err != nil {
+			return fmt.Errorf("registering the rejection summary metric: %w", err)
+		}
 	}
 	snaps.unmatched = opts.NativeUnmatched
 	fleet, err := newFleetMetrics(opts.Registerer)

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -136,7 +137,7 @@ func (o *Options) controllerOptions(events *eventratelimit.Engine) controllers.O
 		Enforcement:              o.Enforcement,
 		NativeMaxSeatLossPercent: ptr.To(int32(o.NativeMaxSeatLossPercent)),
 		NativeUnmatched:          o.NativeUnmatched,
-		NativeSeatsPeriod:        o.Testing.NativeSeatsPeriod,
+		NativeSeatsPeriod:        cmp.Or(o.Testing.NativeSeatsPeriod, o.NativeMetricsPeriod),
 		ResyncPeriod:             o.DefaultsResync,
 		Clock:                    clk,
 		Registerer:               o.registerer(),

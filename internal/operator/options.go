@@ -40,6 +40,11 @@ type Options struct {
 	// NativeMaxSeatLossPercent is the most (0 to budget.MaxMaxLossPercent) that kube-apiserver's
 	// own levels may lose of their share of the server (--native-max-seat-loss-percent).
 	NativeMaxSeatLossPercent int
+	// NativeMetricsPeriod is how often the leader reads kube-apiserver's /metrics, with
+	// enforcement native: the native seats, the server concurrency limit, and the rejection
+	// counters that status.observed summarises at most every second period; at least
+	// MinNativeMetricsPeriod (--native-metrics-period).
+	NativeMetricsPeriod time.Duration
 	// NativeUnmatched says what classifies the requests no projected FlowSchema matches
 	// (--native-unmatched).
 	NativeUnmatched native.Unmatched
@@ -133,8 +138,8 @@ type TestingOptions struct {
 	// SkipNameValidation lets several managers of one process register controllers of the
 	// same name.
 	SkipNameValidation bool
-	// NativeSeatsPeriod is how often the leader reads kube-apiserver's /metrics; zero means
-	// controllers.DefaultNativeSeatsPeriod.
+	// NativeSeatsPeriod, when set, is how often the leader reads kube-apiserver's /metrics in
+	// place of NativeMetricsPeriod; negative turns the reading off.
 	NativeSeatsPeriod time.Duration
 	// CacheSyncPeriod, when set, is the informers' resync period; nil means
 	// controller-runtime's.
@@ -173,6 +178,7 @@ func NewOptions() Options {
 		Enforcement:              controllers.EnforcementNative,
 		NativeMaxSeatLossPercent: budget.DefaultMaxLossPercent,
 		NativeUnmatched:          native.UnmatchedKubeAPIServer,
+		NativeMetricsPeriod:      controllers.DefaultNativeSeatsPeriod,
 		DefaultsResync:           10 * time.Minute,
 		AutopilotInterval:        controllers.DefaultAutopilotInterval,
 		ExemptGroups:             []string{"system:masters"},

@@ -23,6 +23,7 @@ func TestValidate(t *testing.T) {
 		{"seat loss", func(o *Options) { o.NativeMaxSeatLossPercent = 91 }, "--native-max-seat-loss-percent=91: use 0 to 90"},
 		{"negative seat loss", func(o *Options) { o.NativeMaxSeatLossPercent = -1 }, "--native-max-seat-loss-percent=-1: use 0 to 90"},
 		{"autopilot", func(o *Options) { o.AutopilotInterval = 10 * time.Second }, "--autopilot-interval=10s: use at least 15s"},
+		{"metrics period", func(o *Options) { o.NativeMetricsPeriod = 0 }, "--native-metrics-period=0s: use at least 1s"},
 		{"unmatched", func(o *Options) { o.NativeUnmatched = "everyone" }, `--native-unmatched: "everyone" is not one of "kube-apiserver", "operator"`},
 		{"event replicas", func(o *Options) { o.EventRateLimit.Replicas = "leader" }, `--event-rate-limit-replicas="leader": use "divide" or "perReplica"`},
 		{"lease", func(o *Options) { o.LeaderElection.LeaseDuration = o.LeaderElection.RenewDeadline },

@@ -12,6 +12,9 @@ import (
 	"github.com/apf-operator/apf-operator/internal/native/budget"
 )
 
+// MinNativeMetricsPeriod is the shortest --native-metrics-period.
+const MinNativeMetricsPeriod = time.Second
+
 // Validate checks the options and returns the first problem, as `apf-operator manager`
 // reports it: the error names the flag that sets the value and the values it accepts. It
 // reads Webhooks.ClientCAFile, so that a wrong file stops the operator at start rather than
@@ -41,6 +44,10 @@ func (o *Options) validateEnforcement() error {
 	if o.AutopilotInterval < controllers.MinAutopilotInterval {
 		return fmt.Errorf("--autopilot-interval=%s: use at least %s (each step reads kube-apiserver's /metrics; the demand of a shorter window is noise)",
 			o.AutopilotInterval, controllers.MinAutopilotInterval)
+	}
+	if o.NativeMetricsPeriod < MinNativeMetricsPeriod {
+		return fmt.Errorf("--native-metrics-period=%s: use at least %s (each read fetches all of kube-apiserver's metrics)",
+			o.NativeMetricsPeriod, MinNativeMetricsPeriod)
 	}
 	if _, err := native.ParseUnmatched(string(o.NativeUnmatched)); err != nil {
 		return fmt.Errorf("--native-unmatched: %w", err)

@@ -5,7 +5,8 @@
 //   - `apf-operator top`: a tenant on a tiny level is flooded until kube-apiserver rejects its
 //     requests, and top must show that tenant first, with as many rejections as
 //     kube-apiserver's apiserver_flowcontrol_rejected_requests_total counted over the same
-//     window (within 5%);
+//     window (within 5%); then the operator's status summary of that tenant's rejections
+//     (status.observed) must reach the same count and not be written again;
 //   - `apf-operator recommend`: one of two operator levels is flooded while the other idles,
 //     and recommend, reading kube-apiserver live over the flood, must move shares from the
 //     idle level to the flooded one, keeping their total.
@@ -16,9 +17,11 @@ package top_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,26 +36,50 @@ const (
 	maxMutatingRequestsInflight = 50
 )
 
-// The tenant: user bob lists large ConfigMaps of namespace tenant from floodWorkers goroutines.
+// The tenant: user bob lists large ConfigMaps of namespace tenant from floodWorkers goroutines:
+// more than the requests the flooded levels hold (2 in tiny, 7 in recommend's hot), so that
+// the rest are rejected.
 const (
 	tenantNamespace  = "tenant"
 	tenantConfigMaps = 30
-	floodWorkers     = 40
+	floodWorkers     = 10
 )
+
+// metricsPeriod is the operator's --native-metrics-period: its reads of kube-apiserver's
+// rejection counters, summarised into status.observed at most every second read (the default
+// 30 s would make the status test wait minutes).
+const metricsPeriod = 2 * time.Second
 
 var suite = &harness.Suite{
 	Name:         "top",
 	ControlPlane: &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
 	RunOperator:  true,
 	// recommend's two test levels hold 10 shares: past the default 10% budget at 150 seats.
-	OperatorArgs: []string{"--enforcement=native", "--native-max-seat-loss-percent=50"},
-	Ready:        pluginDir,
+	OperatorArgs:    []string{"--enforcement=native", "--native-max-seat-loss-percent=50", "--native-metrics-period=" + metricsPeriod.String()},
+	OperatorMetrics: true,
+	Ready:           ready,
 }
 
-// binDir holds the operator binary as kubectl-apf, and kubectl.
-var binDir string
+// binDir holds the operator binary as kubectl-apf, and kubectl; metricsToken reads the
+// operator's metrics endpoint.
+var binDir, metricsToken string
 
 func TestMain(m *testing.M) { harness.Main(m, suite) }
+
+// ready makes the plugin directory, the tenant's namespace (every test floods the same
+// ConfigMaps) and the token of a reader of the operator's metrics.
+func ready(s *harness.Suite) (err error) {
+	if err := pluginDir(s); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	tenant := strings.NewReader(harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
+	if _, stderr, err := s.Cluster.KubectlRun(ctx, tenant, "create", "-f", "-"); err != nil {
+		return fmt.Errorf("creating the tenant's namespace: %w\n%s", err, stderr)
+	}
+	metricsToken, err = harness.MetricsReaderToken(ctx, s.Cluster.Config, "top-metrics", "top-metrics-reader", time.Hour)
+	return err
+}
 
 // pluginDir puts the operator binary on a PATH directory as the kubectl plugin kubectl-apf,
 // beside kubectl.
@@ -67,13 +94,12 @@ func pluginDir(s *harness.Suite) error {
 	return os.Symlink(s.Cluster.Kubectl, filepath.Join(binDir, "kubectl"))
 }
 
-// applyTenant applies the tenant's namespace and levels, waits until the named objects are
-// projected, and deletes the levels when t ends.
+// applyTenant applies the tenant's levels, waits until the named objects are projected, and
+// deletes them when t ends.
 func applyTenant(ctx context.Context, t *testing.T, levels string, projected ...string) {
 	t.Helper()
 	suite.Cluster.DeleteOnCleanup(t, projected...)
-	manifests := harness.JoinYAML(levels, harness.TenantNamespaceYAML(tenantNamespace, "bob", tenantConfigMaps))
-	suite.Cluster.ApplyProjected(ctx, t, manifests, projected...)
+	suite.Cluster.ApplyProjected(ctx, t, levels, projected...)
 }
 
 // bobClient is an HTTP client authenticated as bob and the URL he floods.

@@ -16,8 +16,13 @@ import (
 
 // The flooded tenant: user bob on level "hot" (2 shares, one queue of 5 requests, no
 // borrowing), listing large ConfigMaps (the recipe of TestTopShowsTheFloodingTenantFirst);
-// level "cool" (8 shares) gets no request.
-const window = 20 * time.Second
+// level "cool" (8 shares) gets no request. The window is recommend's shortest (the autopilot's
+// MinWindow: the two reads are at least that far apart); the flood outlasts it by floodPast,
+// for recommend's second read.
+const (
+	window    = 15 * time.Second
+	floodPast = 3 * time.Second
+)
 
 // applyHotAndCool applies levels "hot" (with bob's FlowSchema) and "cool", and the tenant's
 // namespace.
@@ -52,7 +57,7 @@ func TestRecommendMovesSharesToTheFloodedLevel(t *testing.T) {
 		cmd.SetArgs([]string{"--kubeconfig", suite.Cluster.Kubeconfig, "--window", window.String(), "-o", "yaml"})
 		done <- cmd.ExecuteContext(ctx)
 	}()
-	got429 := flood(ctx, bob, url, window+5*time.Second)
+	got429 := flood(ctx, bob, url, window+floodPast)
 	if err := <-done; err != nil {
 		t.Fatalf("recommend: %v\n%s", err, errOut.String())
 	}
@@ -60,7 +65,7 @@ func TestRecommendMovesSharesToTheFloodedLevel(t *testing.T) {
 	if got429 == 0 {
 		t.Fatalf("no request of bob was rejected in %s of flooding", window)
 	}
-	if !strings.Contains(errOut.String(), "reading demand for 20s (--window)...") {
+	if !strings.Contains(errOut.String(), "reading demand for "+window.String()+" (--window)...") {
 		t.Errorf("no progress line on standard error")
 	}
 	shares := map[string]int32{}

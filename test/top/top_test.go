@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -30,9 +31,10 @@ import (
 const (
 	// top has no hook that says its first sample is taken, so floodAfter is a generous wait:
 	// the first sample (one read of /metrics) takes well under a second on an idle machine.
-	floodAfter  = 10 * time.Second
-	floodFor    = 6 * time.Second
-	settleAfter = 4 * time.Second
+	// A late sample fails the test with its reason, not a wrong count.
+	floodAfter  = 5 * time.Second
+	floodFor    = 3 * time.Second
+	settleAfter = 3 * time.Second
 	topInterval = floodAfter + floodFor + settleAfter
 	// nativeSchema is the native FlowSchema projected from our FlowSchema "tiny".
 	nativeSchema = "apf-tiny"
@@ -116,7 +118,7 @@ func TestKubectlPluginTable(t *testing.T) {
 	floodCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { flood(floodCtx, bob, url, time.Minute) })
-	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "3s")
+	cmd := exec.CommandContext(ctx, suite.Cluster.Kubectl, "apf", "top", "--once", "--interval", "1s")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+suite.Cluster.Kubeconfig, "PATH="+binDir+":"+os.Getenv("PATH"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -191,12 +193,14 @@ func rejectedTotal(ctx context.Context, t *testing.T, schema string) float64 {
 }
 
 // statusSettle bounds how long the operator takes to count a flood in status.observed: it
-// reads kube-apiserver's counters every 30 seconds, at most once a minute for the summary.
-const statusSettle = 3 * time.Minute
+// reads kube-apiserver's counters every metricsPeriod, a summary at most every second read.
+const statusSettle = time.Minute
 
 // checkStatusSummary waits until the tenant's RequestPriority and FlowSchema report the
 // rejections kube-apiserver counted for it (want, all of them in the 5-minute window), then
-// watches one more read of the counters and expects no status write: the count did not change.
+// for two more summaries of the counters by the operator (apf_operator_rejection_summaries_total):
+// the first had its chance to write the unchanged count, the second comes a summary interval
+// after it. Neither object's status may have been written: the count did not change.
 func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 	t.Helper()
 	k8s, err := suite.Cluster.Client()
@@ -205,23 +209,19 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 	}
 	var rp flowv1.RequestPriority
 	var fs flowv1.FlowSchema
-	deadline := time.Now().Add(statusSettle)
-	for {
-		if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &rp); err != nil {
-			t.Fatal(err)
-		}
-		if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &fs); err != nil {
-			t.Fatal(err)
-		}
-		if rejectedIn(rp.Status.Observed) == want && rejectedIn(fs.Status.Observed) == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s, status.observed of RequestPriority tiny %+v, FlowSchema tiny %+v; want rejectedLast5m %d",
-				statusSettle, rp.Status.Observed, fs.Status.Observed, want)
-		}
-		time.Sleep(2 * time.Second)
-	}
+	harness.Eventually(t, statusSettle, "status.observed.rejectedLast5m "+strconv.FormatInt(want, 10)+" of both tiny objects",
+		func(ctx context.Context) error {
+			if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &rp); err != nil {
+				return err
+			}
+			if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &fs); err != nil {
+				return err
+			}
+			if rejectedIn(rp.Status.Observed) != want || rejectedIn(fs.Status.Observed) != want {
+				return fmt.Errorf("RequestPriority tiny %+v, FlowSchema tiny %+v", rp.Status.Observed, fs.Status.Observed)
+			}
+			return nil
+		})
 	t.Logf("status.observed of FlowSchema tiny: %+v", *fs.Status.Observed)
 	wide, stderr, err := suite.Cluster.KubectlRun(ctx, nil, "get", "afs", "tiny", "-o", "wide")
 	if err != nil {
@@ -230,8 +230,13 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 	if !strings.Contains(wide, "REJECTED5M") || !strings.Contains(wide, " "+strconv.FormatInt(want, 10)+" ") {
 		t.Errorf("kubectl get afs tiny -o wide does not show %d rejections:\n%s", want, wide)
 	}
-	// The counters are read every 30 s, the summary at most once a minute: 95 s hold a read.
-	time.Sleep(95 * time.Second)
+	seen := summaries(ctx, t)
+	harness.Eventually(t, statusSettle, "two more summaries of the rejection counters", func(ctx context.Context) error {
+		if n := summaries(ctx, t); n < seen+2 {
+			return fmt.Errorf("%v summaries, want %v", n, seen+2)
+		}
+		return nil
+	})
 	var rpAfter flowv1.RequestPriority
 	var fsAfter flowv1.FlowSchema
 	if err := k8s.Get(ctx, client.ObjectKey{Name: "tiny"}, &rpAfter); err != nil {
@@ -244,6 +249,29 @@ func checkStatusSummary(ctx context.Context, t *testing.T, want int64) {
 		t.Errorf("status written although the count did not change: RequestPriority %+v, FlowSchema %+v",
 			rpAfter.Status.Observed, fsAfter.Status.Observed)
 	}
+}
+
+// summariesMetric counts the operator's recomputations of the rejection summary.
+const summariesMetric = "apf_operator_rejection_summaries_total"
+
+// summaries reads summariesMetric from the operator's metrics endpoint.
+func summaries(ctx context.Context, t *testing.T) float64 {
+	t.Helper()
+	raw, err := harness.OperatorMetrics(ctx, suite.MetricsAddr, metricsToken)
+	if err != nil {
+		t.Fatalf("the operator's /metrics: %v", err)
+	}
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if value, ok := strings.CutPrefix(line, summariesMetric+" "); ok {
+			n, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("the operator's /metrics has no %s", summariesMetric)
+	return 0
 }
 
 func rejectedIn(o *flowv1.ObservedTraffic) int64 {
