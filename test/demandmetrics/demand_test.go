@@ -21,6 +21,9 @@ import (
 	"github.com/apf-operator/apf-operator/test/envtestutil"
 )
 
+// demandWindow is how long the clients send requests between the two reads.
+const demandWindow = 5 * time.Second
+
 func TestDemandWindowFromKubeAPIServer(t *testing.T) {
 	env := &envtest.Environment{BinaryAssetsDirectory: envtestutil.AssetsDir(t)}
 	cfg, err := env.Start()
@@ -39,9 +42,7 @@ func TestDemandWindowFromKubeAPIServer(t *testing.T) {
 	aliceCfg := alice.Config()
 	aliceCfg.QPS, aliceCfg.Burst = -1, 0 // no client-side rate limit
 	aliceClient := kubernetes.NewForConfigOrDie(aliceCfg)
-	// kube-apiserver sets each level's denominator at its first 10 s adjustment; wait for it.
-	time.Sleep(11 * time.Second)
-	read := func() *apfmetrics.Snapshot {
+	families := func() apfmetrics.Families {
 		raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -50,13 +51,15 @@ func TestDemandWindowFromKubeAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return apfmetrics.NewSnapshot(f, time.Now())
+		return f
 	}
+	read := func() *apfmetrics.Snapshot { return apfmetrics.NewSnapshot(families(), time.Now()) }
+	waitFirstAdjustment(t, families)
 	prev := read()
 	// Four of alice's clients, each one request at a time: global-default's demand is at most
 	// four seats; the admin's own requests go to exempt.
 	var wg sync.WaitGroup
-	end := time.Now().Add(16 * time.Second)
+	end := time.Now().Add(demandWindow)
 	for range 4 {
 		wg.Go(func() {
 			for time.Now().Before(end) {
@@ -79,7 +82,11 @@ func TestDemandWindowFromKubeAPIServer(t *testing.T) {
 	if len(levels) < 5 || len(cur.Demand) < len(levels) {
 		t.Fatalf("levels %v, demand series for %d of them", levels, len(cur.Demand))
 	}
-	w := autopilot.WindowFrom(autopilot.DefaultConfig(), prev, cur, levels)
+	// The autopilot's shortest window (15 s) is a product choice against noise; the units and
+	// the completeness checked here show in any window, so the test's is shorter.
+	windowCfg := autopilot.DefaultConfig()
+	windowCfg.MinWindow = demandWindow
+	w := autopilot.WindowFrom(windowCfg, prev, cur, levels)
 	if w.Incomplete != "" {
 		t.Fatalf("window incomplete: %s", w.Incomplete)
 	}
@@ -111,5 +118,34 @@ func TestDemandWindowFromKubeAPIServer(t *testing.T) {
 		if d := w.Levels[name]; d.Dispatched == 0 && d.Seats != 0 {
 			t.Errorf("idle %s: %v seats", name, d.Seats)
 		}
+	}
+}
+
+// waitFirstAdjustment waits until kube-apiserver has run its periodic concurrency adjustment
+// (every 10 s) with every priority level in place: that pass sets each level's demand
+// denominator (its current limit; 1 before, which would read demand in seats instead of a
+// fraction of the level's seats) and, in the same loop, publishes the level's
+// apiserver_flowcontrol_demand_seats_high_watermark, which no other code path writes.
+func waitFirstAdjustment(t *testing.T, families func() apfmetrics.Families) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		f := families()
+		nominal := f.ByLabel(apfmetrics.NominalSeatsMetric, apfmetrics.LevelLabel)
+		adjusted := f.ByLabel(apfmetrics.DemandHighWatermarkMetric, apfmetrics.LevelLabel)
+		var missing []string
+		for level := range nominal {
+			if _, ok := adjusted[level]; !ok {
+				missing = append(missing, level)
+			}
+		}
+		if len(nominal) >= 5 && len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver has not adjusted its levels' concurrency after a minute: %d levels, not yet %v",
+				len(nominal), missing)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }

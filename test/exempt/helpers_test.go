@@ -5,22 +5,29 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/apf/effective"
 	"github.com/apf-operator/apf-operator/internal/apitest"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
-// headerPriorityLevelUID is kube-apiserver's response header naming the level that served.
-const headerPriorityLevelUID = "X-Kubernetes-PF-PriorityLevel-UID"
+// kube-apiserver's response headers naming the FlowSchema that classified a request and the
+// level that served it.
+const (
+	headerFlowSchemaUID    = "X-Kubernetes-PF-FlowSchema-UID"
+	headerPriorityLevelUID = "X-Kubernetes-PF-PriorityLevel-UID"
+)
 
 // impersonated is the admin config acting as user (in system:authenticated only).
 func impersonated(s *harness.Suite, user string) *rest.Config {
@@ -59,25 +66,32 @@ func levelZero(name string) *flowv1.RequestPriority {
 
 // servedBy returns the UID of the priority level that served a list of ConfigMaps by user.
 func servedBy(ctx context.Context, s *harness.Suite, user string) (string, error) {
+	_, level, err := classifiedBy(ctx, s, user)
+	return level, err
+}
+
+// classifiedBy returns the UIDs of the FlowSchema and the priority level that classified a list
+// of ConfigMaps by user.
+func classifiedBy(ctx context.Context, s *harness.Suite, user string) (flowSchema, level string, err error) {
 	cfg := impersonated(s, user)
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/api/v1/namespaces/default/configmaps?limit=1", nil)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer func() { _ = resp.Body.Close() }()
-	uid := resp.Header.Get(headerPriorityLevelUID)
-	if resp.StatusCode >= http.StatusInternalServerError || uid == "" { // classified before authorization
-		return "", fmt.Errorf("list as %s: status %d, %s %q", user, resp.StatusCode, headerPriorityLevelUID, uid)
+	flowSchema, level = resp.Header.Get(headerFlowSchemaUID), resp.Header.Get(headerPriorityLevelUID)
+	if resp.StatusCode >= http.StatusInternalServerError || level == "" { // classified before authorization
+		return "", "", fmt.Errorf("list as %s: status %d, %s %q", user, resp.StatusCode, headerPriorityLevelUID, level)
 	}
-	return uid, nil
+	return flowSchema, level, nil
 }
 
 // exemptUID is the UID of kube-apiserver's mandatory exempt PriorityLevelConfiguration.
@@ -90,23 +104,66 @@ func exemptUID(t *testing.T, s *harness.Suite) string {
 	return string(plc.UID)
 }
 
-// wantServed checks, a few times over a few seconds after the projection settled, that user's
-// requests are (exempt) or are not served by the exempt level.
+// wantServed checks that user's requests are (exempt) or are not served by the exempt level,
+// once kube-apiserver has digested every projection the operator planned so far (a stray
+// projection onto exempt included; see projectionDigested).
 func wantServed(t *testing.T, s *harness.Suite, user string, exempt bool) {
 	t.Helper()
+	projectionDigested(t, s)
 	want := exemptUID(t, s)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for range 5 {
-		uid, err := servedBy(ctx, s, user)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (uid == want) != exempt {
-			t.Fatalf("%s's request served by level UID %s; exempt is %s; want exempt=%v", user, uid, want, exempt)
-		}
-		time.Sleep(time.Second) // a stray projection would show within the next reads
+	uid, err := servedBy(ctx, s, user)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if (uid == want) != exempt {
+		t.Fatalf("%s's request served by level UID %s; exempt is %s; want exempt=%v", user, uid, want, exempt)
+	}
+}
+
+// barriers counts projectionDigested's barriers, which each have a name and a user of their own.
+var barriers atomic.Int32
+
+// projectionDigested is the barrier of the negative checks: it creates a FlowSchema for a
+// user of its own on the default RequestPriority workload-low and waits until kube-apiserver
+// classifies that user's request by its native FlowSchema (by UID), then deletes it. The
+// projector applies its plans one at a time (one worker) and each plan whole, and every plan
+// holds the whole configuration: a projection that the configuration before the barrier
+// causes (a stray one onto exempt too) is written before the barrier's, and kube-apiserver
+// classifies by the set of native objects it has read, in order. A request read after the
+// barrier is therefore classified by it.
+func projectionDigested(t *testing.T, s *harness.Suite) {
+	t.Helper()
+	ctx := context.Background()
+	barrierUser := fmt.Sprintf("barrier-%d", barriers.Add(1))
+	barrier := flowSchema(barrierUser, effective.BackstopLowName, barrierUser, false)
+	create(t, s.Client, barrier)
+	defer func() {
+		if err := s.Client.Delete(ctx, barrier); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting the barrier FlowSchema: %v", err)
+		}
+	}()
+	waitProjected(t, s, barrier, flowv1.ReasonProjected)
+	var native flowcontrolv1.FlowSchema
+	harness.Eventually(t, 3*time.Minute, "kube-apiserver classifying by the barrier's native FlowSchema",
+		func(ctx context.Context) error {
+			var fs flowv1.FlowSchema
+			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(barrier), &fs); err != nil {
+				return err
+			}
+			if err := s.Client.Get(ctx, client.ObjectKey{Name: fs.Status.NativeName}, &native); err != nil {
+				return err
+			}
+			got, _, err := classifiedBy(ctx, s, barrierUser)
+			if err != nil {
+				return err
+			}
+			if got != string(native.UID) {
+				return fmt.Errorf("%s classified by FlowSchema UID %s, want %s (%s)", barrierUser, got, native.UID, native.Name)
+			}
+			return nil
+		})
 }
 
 // startOperator starts the operator (native enforcement, defaults managed, boss exempt-allowed
