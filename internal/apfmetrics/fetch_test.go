@@ -13,24 +13,28 @@ import (
 
 // repeated is a reader of line repeated until n bytes, without holding them.
 type repeated struct {
-	line []byte
-	n    int64
-	off  int
+	line  []byte
+	n     int64
+	off   int
+	chunk []byte // line repeated to about 64 KiB: one copy per Read, not one per line
 }
 
 func (r *repeated) Read(p []byte) (int, error) {
 	if r.n <= 0 {
 		return 0, io.EOF
 	}
+	if r.chunk == nil {
+		r.chunk = bytes.Repeat(r.line, max(1, 64*1024/len(r.line)))
+	}
 	written := 0
 	for written < len(p) && r.n > 0 {
-		c := copy(p[written:], r.line[r.off:])
+		c := copy(p[written:], r.chunk[r.off:])
 		if int64(c) > r.n {
 			c = int(r.n)
 		}
 		written += c
 		r.n -= int64(c)
-		r.off = (r.off + c) % len(r.line)
+		r.off = (r.off + c) % len(r.chunk)
 	}
 	return written, nil
 }
