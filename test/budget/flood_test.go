@@ -30,14 +30,15 @@ const (
 	loadBlob       = 16 << 10
 	tenantWorkers  = 30
 	busyWorkers    = 8
-	floodFor       = 40 * time.Second
-	// settleFor is the start of each flood that is not measured: kube-apiserver shares seats
-	// out anew every 10 s, from demand it smooths.
-	settleFor  = 20 * time.Second
+	// sampleFor is how long each flood is sampled once kube-apiserver has shared its seats out
+	// on a whole period of it (see waitReallocated): one more 10 s period.
+	sampleFor  = 10 * time.Second
 	sampleStep = 2 * time.Second
-	waitFor    = 90 * time.Second
-	tenantUser = "tenant"
-	tenantName = "tenant"
+	// reallocationPoll is how often waitReallocated reads kube-apiserver's /metrics.
+	reallocationPoll = time.Second
+	waitFor          = 90 * time.Second
+	tenantUser       = "tenant"
+	tenantName       = "tenant"
 )
 
 var busyLevels = []string{"workload-low", "global-default"}
@@ -52,6 +53,8 @@ const (
 	gaugeLower   = "apiserver_flowcontrol_lower_limit_seats"
 	gaugeUpper   = "apiserver_flowcontrol_upper_limit_seats"
 	gaugeHigh    = "apiserver_flowcontrol_demand_seats_high_watermark"
+	gaugeAverage = "apiserver_flowcontrol_demand_seats_average"
+	gaugeStdev   = "apiserver_flowcontrol_demand_seats_stdev"
 )
 
 // floodFigures are the seats measured during one flood, after it settled.
@@ -108,13 +111,16 @@ func TestBorrowingBoundWhileTenantFloods(t *testing.T) {
 	}
 }
 
-// flood runs the three loads for floodFor and samples the seats every sampleStep after
-// settleFor; with a projected (bounded) tenant level it checks the bounds in every sample.
+// flood runs the three loads until kube-apiserver has shared its seats out on a whole period
+// of them (waitReallocated), then samples the seats every sampleStep for sampleFor; with a
+// projected (bounded) tenant level it checks the bounds in every sample.
 func flood(t *testing.T, tenantLevel string) floodFigures {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // before the Wait: the loads end with the sampling
 	for _, load := range []struct {
 		cfg     *rest.Config
 		workers int
@@ -125,13 +131,12 @@ func flood(t *testing.T, tenantLevel string) floodFigures {
 	} {
 		c := httpClient(t, load.cfg)
 		url := strings.TrimSuffix(restConfig.Host, "/") + "/api/v1/namespaces/" + loadNamespace + "/configmaps"
-		wg.Go(func() { harness.Flood(ctx, c, url, load.workers, floodFor) })
+		wg.Go(func() { harness.Flood(ctx, c, url, load.workers, 2*waitFor) })
 	}
-	defer wg.Wait()
-	time.Sleep(settleFor) // a load's warm-up, not a wait for a condition: nothing to wait on
+	waitReallocated(t, tenantLevel)
 	figures := floodFigures{minCurrent: map[string]float64{}, minKept: -1}
 	bounded := tenantLevel != "budget-tenant-unbounded"
-	for deadline := time.Now().Add(floodFor - settleFor - sampleStep); time.Now().Before(deadline); time.Sleep(sampleStep) {
+	for deadline := time.Now().Add(sampleFor); ; time.Sleep(sampleStep) {
 		g, err := harness.LevelGauges(ctx, restConfig, gaugeCurrent, gaugeNominal, gaugeLower, gaugeUpper, gaugeHigh)
 		if err != nil {
 			t.Fatal(err)
@@ -140,8 +145,38 @@ func flood(t *testing.T, tenantLevel string) floodFigures {
 		if bounded {
 			checkBounds(t, g, tenantLevel)
 		}
+		if time.Now().After(deadline) {
+			return figures
+		}
 	}
-	return figures
+}
+
+// waitReallocated waits, instead of a fixed warm-up, until kube-apiserver has shared its seats
+// out twice (every 10 s) with the tenant's demand in its figures: the first time on the part
+// of a period the loads had run, the second on a whole period of them. A new sharing-out shows
+// as new demand figures of the tenant's level (average, deviation, high watermark: a period's
+// own figures, which a running load does not repeat exactly); before the loads the level has
+// none or zeros. The loads started together, so the busy levels' figures are of the same
+// whole period.
+func waitReallocated(t *testing.T, tenantLevel string) {
+	t.Helper()
+	ctx := t.Context()
+	var last [3]float64
+	seen := 0
+	for deadline := time.Now().Add(waitFor); seen < 2; time.Sleep(reallocationPoll) {
+		g, err := harness.LevelGauges(ctx, restConfig, gaugeAverage, gaugeStdev, gaugeHigh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := [3]float64{g[gaugeAverage][tenantLevel], g[gaugeStdev][tenantLevel], g[gaugeHigh][tenantLevel]}
+		if now != last && now[0] > 0 {
+			seen++
+		}
+		last = now
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver shared its seats out %d times in %s with the tenant's demand in its figures, want 2 (last %v)", seen, waitFor, now)
+		}
+	}
 }
 
 func (f *floodFigures) record(g map[string]map[string]float64, tenantLevel string) {

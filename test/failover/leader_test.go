@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
+	"github.com/apf-operator/apf-operator/internal/native"
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -18,20 +19,37 @@ import (
 // within the lease duration (plus the polling slack client-go allows); admission keeps working
 // through the failover; the new leader repairs the defaults without rewriting or duplicating
 // anything.
+//
+// The same pair and the same kill carry the autopilot's leader change (subtest
+// AutopilotAcrossLeaderChange, run before the repair, which deletes a level): a pool of two
+// RequestPriorities has applied shares (17 and 23) that differ from Git's (10 and 30), and from
+// before the kill until the new leader has stepped its loop three times (its first window,
+// then the two that a change would need to agree) the native levels of the pool hold the
+// applied shares (never Git's, never anything else), their recorded applied shares never
+// change, no native level's nominal shares change at all, the new leader's first window waits
+// for complete metrics, and no step is applied (no AutopilotApplied Event). One pair and one
+// takeover serve both, instead of starting and killing a second pair.
 func TestLeaderFailover(t *testing.T) {
 	resetCluster(t)
-	a := startReplica(t, "a", shortLease.args()...)
-	b := startReplica(t, "b", shortLease.args()...)
+	seedPool(t)
+	args := append(shortLease.args(), "--autopilot-interval="+autopilotInterval.String())
+	a := startReplica(t, "a", args...)
+	b := startReplica(t, "b", args...)
 	front.setBackends(a.webhookAddr, b.webhookAddr)
 	a.waitServing(t)
 	b.waitServing(t)
-	waitReady(t, defaultKeys())
+	waitReady(t, append(defaultKeys(), "rp/ap-grow", "rp/ap-give"))
+	waitPoolNative(t, poolApplied)
 
 	leader, follower := whoLeads(t, a, b)
 	requireOneReconciles(t, leader, follower)
-	requireBothServeAdmission(t, a, b)
+	admittedBefore := requireBothServeAdmission(t, a, b)
 	before := identities(t)
 
+	// The sampler's baseline is every native level once the leader has projected what the
+	// checks above created and removed the barrier's level.
+	s := startSampler(t, settledNativeShares(t, admittedBefore))
+	s.waitSamples(t, 10) // samples before the kill
 	holder, renewed, err := leaseHolder(context.Background())
 	if err != nil || holder == "" {
 		t.Fatalf("no Lease holder while %s leads (err %v)", leader.name, err)
@@ -54,7 +72,33 @@ func TestLeaderFailover(t *testing.T) {
 		t.Fatalf("replica %s holds the Lease but its metrics do not say it leads", follower.name)
 	}
 
+	t.Run("AutopilotAcrossLeaderChange", func(t *testing.T) {
+		requireAutopilotHeld(t, follower, s, killed)
+	})
 	repairAfterTakeover(t, follower, before, admitted)
+}
+
+// settledNativeShares waits until each of the named RequestPriorities has its native level and
+// the barrier's level is gone, and returns the nominal shares of every Limited native level.
+func settledNativeShares(t *testing.T, names []string) map[string]int32 {
+	t.Helper()
+	var shares map[string]int32
+	harness.Eventually(t, 60*time.Second, fmt.Sprintf("native levels for %v, none for the barrier", names), func(ctx context.Context) error {
+		var err error
+		if shares, err = listNativeShares(ctx); err != nil {
+			return err
+		}
+		if _, ok := shares[native.NativeName(barrierName)]; ok {
+			return fmt.Errorf("the barrier's native level is still there")
+		}
+		for _, name := range names {
+			if _, ok := shares[native.NativeName(name)]; !ok {
+				return fmt.Errorf("%s has no native level yet", name)
+			}
+		}
+		return nil
+	})
+	return shares
 }
 
 // whoLeads waits until exactly one replica reports that it leads and returns it first.
@@ -75,6 +119,9 @@ func whoLeads(t *testing.T, a, b *replica) (leader, follower *replica) {
 	return leader, follower
 }
 
+// barrierName is the RequestPriority requireOneReconciles creates and deletes.
+const barrierName = "barrier-one-leader"
+
 // requireOneReconciles checks that the leader reconciles and the follower does not. A fixed
 // wait would pass vacuously on a slow machine, so it waits for a barrier instead: a new
 // RequestPriority whose status only a running status reconciler writes. Once the leader has
@@ -82,7 +129,7 @@ func whoLeads(t *testing.T, a, b *replica) (leader, follower *replica) {
 func requireOneReconciles(t *testing.T, leader, follower *replica) {
 	t.Helper()
 	ctx := context.Background()
-	barrier := queuedLevel("barrier-one-leader", 6900)
+	barrier := queuedLevel(barrierName, 6900)
 	if err := k8s.Create(ctx, barrier); err != nil {
 		t.Fatalf("creating the barrier RequestPriority: %v", err)
 	}
@@ -108,9 +155,11 @@ func requireOneReconciles(t *testing.T, leader, follower *replica) {
 
 // requireBothServeAdmission sends admission requests through the balancer, dropping its
 // connections between them so that kube-apiserver dials each replica in turn, and requires
-// both replicas' webhook servers to have answered.
-func requireBothServeAdmission(t *testing.T, a, b *replica) {
+// both replicas' webhook servers to have answered. It returns the names of the good objects
+// admitted.
+func requireBothServeAdmission(t *testing.T, a, b *replica) []string {
 	t.Helper()
+	var admitted []string
 	for i := range 4 {
 		front.dropConnections()
 		// kube-apiserver may still pick a kept-alive connection the balancer just closed; the call
@@ -123,12 +172,14 @@ func requireBothServeAdmission(t *testing.T, a, b *replica) {
 			}
 			return !unreachable, nil
 		})
+		admitted = append(admitted, fmt.Sprintf("both-%d", i))
 	}
 	for _, r := range []*replica{a, b} {
 		if n := webhookCalls(r.metrics(t)); n == 0 {
 			t.Errorf("replica %s answered no admission request (balancer connections: %v)", r.name, front.connections())
 		}
 	}
+	return admitted
 }
 
 // probeAdmissionUntilTakeover sends a bad and a good object through admission every 200 ms

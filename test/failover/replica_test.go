@@ -127,14 +127,21 @@ func resetCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	setFailurePolicy(t, admissionregistrationv1.Fail)
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: namespace}}
-	if err := k8s.Delete(ctx, lease); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
+	deleteLease(t)
 	harness.Eventually(t, 30*time.Second, "an empty configuration", func(ctx context.Context) (bool, error) {
 		n, err := countObjects(ctx)
 		return n == 0, err
 	})
+}
+
+// deleteLease deletes the leader-election Lease, if any: a Lease a killed replica left would
+// hold the next replica back for the lease duration.
+func deleteLease(t *testing.T) {
+	t.Helper()
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: leaseName, Namespace: namespace}}
+	if err := k8s.Delete(context.Background(), lease); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
 }
 
 // countObjects returns how many RequestPriority and FlowSchema objects exist.
