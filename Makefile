@@ -138,16 +138,18 @@ EVAL_PACKAGES := /test/autopilot
 # kubectl, a container): the race detector only slows their clients, so they run without it,
 # in a `go test` of their own. test/e2e's filter step runs the filter in process; the filter
 # is raced in its own packages' tests (internal/apf/...).
-# Longest first (the lane's go test starts packages in the order given, the simulator ahead of
-# these): the lane ends with its last long suite, and test/budgetorder, which watches for five
-# minutes, starts at once.
-PROCESS_SUITES := /test/budgetorder /test/top /test/failover /test/budget /test/webhookhardening /test/e2e \
-	/test/troubleshooting /test/exempt /test/demandmetrics /test/skew /test/install /test/presets \
-	/test/replay /test/crd /test/importlive /test/docs
-# The autopilot's simulator: one goroutine replays days of virtual time through the engine on a
-# fake clock (the engine's packages are raced in their own tests); under -race it took 221 s of
-# the raced lane, alone 50 s, so it runs in the second lane without it.
-SLOW_UNRACED := /internal/autopilot/sim
+# Longest first (the lane's go test starts packages in the order given; the unraced computation
+# below comes last): the lane ends with its last long suite, and test/budgetorder, which watches
+# for five minutes, starts at once.
+PROCESS_SUITES := /test/budgetorder /test/failover /test/top /test/budget /test/troubleshooting /test/e2e \
+	/test/webhookhardening /test/skew /test/install /test/exempt /test/presets /test/replay /test/crd \
+	/test/demandmetrics /test/importlive /test/docs
+# Pure computation without concurrency of its own, five to six times slower under -race: the
+# autopilot's simulator (one goroutine replays days of virtual time on a fake clock; the engine's
+# packages are raced in their own tests), the projection's differential tests (their only
+# goroutines are kube-apiserver's own controller, the oracle) and the offline validator (it
+# validates thousands of generated documents). They run in the second lane without -race.
+SLOW_UNRACED := /internal/autopilot/sim /internal/native /internal/cli/validate
 # test/container runs last in the second lane (podman, installed with apt-get: root);
 # SKIP_CONTAINER=1 leaves it out.
 NOT_RACED := $(EVAL_PACKAGES) $(PROCESS_SUITES) $(SLOW_UNRACED) /test/container
@@ -185,7 +187,7 @@ test: envtest envtest-oldest vet build testreport ## Run every correctness test 
 	{ go test -json $(GOTEST_FLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call main_packages,$(NOT_RACED)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
 	{ rc=0; \
 	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" go test -json -count=1 -p $(PROCESS_SUITES_P) \
-	    $(TEST_SKIP_EVAL) $(call only_packages,$(SLOW_UNRACED) $(PROCESS_SUITES)) || rc=1; \
+	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES) $(SLOW_UNRACED)) || rc=1; \
 	  go test -json -count=1 -run '$(PEAK_MEMORY_TESTS)' $(PEAK_MEMORY_PACKAGES) || rc=1; \
 	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) ./...) || rc=1; done; \
 	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) -run '^Test' ./...) || rc=1; \
