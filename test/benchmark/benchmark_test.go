@@ -33,15 +33,7 @@ func TestImplementationsExecute(t *testing.T) {
 // TestConfigsAreEquivalent: ours and upstream send the same user to the same FlowSchema.
 func TestConfigsAreEquivalent(t *testing.T) {
 	cfg := StandardConfig(10)
-	ours, err := NewOurs(cfg)
-	if err != nil {
-		t.Fatalf("NewOurs: %v", err)
-	}
-	up, err := NewUpstream(cfg)
-	if err != nil {
-		t.Fatalf("NewUpstream: %v", err)
-	}
-	defer up.Close()
+	ours, up := bothEngines(t, cfg)
 	for k, r := range TenantRequests(12) {
 		want := "authenticated"
 		if k < 9 {
@@ -63,15 +55,7 @@ func TestConfigsAreEquivalent(t *testing.T) {
 // scenario assumes, the lender keeping 10.
 func TestBorrowingConfigIsEquivalent(t *testing.T) {
 	cfg := BorrowingConfig()
-	ours, err := NewOurs(cfg)
-	if err != nil {
-		t.Fatalf("NewOurs: %v", err)
-	}
-	up, err := NewUpstream(cfg)
-	if err != nil {
-		t.Fatalf("NewUpstream: %v", err)
-	}
-	defer up.Close()
+	ours, up := bothEngines(t, cfg)
 	for user, want := range map[string]string{heavyUser: "heavy", lightUser(3): "authenticated"} {
 		r := Request{User: user, Groups: []string{AuthenticatedGroup}, Verb: "get", Resource: "pods", Namespace: "ns"}
 		var res apf.Result
@@ -124,4 +108,20 @@ func TestPercentile(t *testing.T) {
 	if got := Percentile(nil, 0.99); got != 0 {
 		t.Errorf("p99 of nothing = %v, want 0", got)
 	}
+}
+
+// bothEngines builds this project's engine and upstream's from cfg; upstream's is closed when
+// the test ends.
+func bothEngines(t *testing.T, cfg Config) (*Ours, *Upstream) {
+	t.Helper()
+	ours, err := NewOurs(cfg)
+	if err != nil {
+		t.Fatalf("NewOurs: %v", err)
+	}
+	up, err := NewUpstream(cfg)
+	if err != nil {
+		t.Fatalf("NewUpstream: %v", err)
+	}
+	t.Cleanup(up.Close)
+	return ours, up
 }

@@ -93,7 +93,7 @@ func TestBorrowingBoundWhileTenantFloods(t *testing.T) {
 	before := flood(t, "budget-tenant-unbounded")
 	t.Logf("before (no borrowing limit): %s", before)
 	for _, obj := range unbounded {
-		if err := k8s.Delete(ctx, obj); err != nil {
+		if err := suite.Client.Delete(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,14 +130,14 @@ func flood(t *testing.T, tenantLevel string) floodFigures {
 		{impersonating("busy-user"), busyWorkers},
 	} {
 		c := httpClient(t, load.cfg)
-		url := strings.TrimSuffix(restConfig.Host, "/") + "/api/v1/namespaces/" + loadNamespace + "/configmaps"
+		url := strings.TrimSuffix(suite.Cluster.Config.Host, "/") + "/api/v1/namespaces/" + loadNamespace + "/configmaps"
 		wg.Go(func() { harness.Flood(ctx, c, url, load.workers, 2*waitFor) })
 	}
 	waitReallocated(t, tenantLevel)
 	figures := floodFigures{minCurrent: map[string]float64{}, minKept: -1}
 	bounded := tenantLevel != "budget-tenant-unbounded"
 	for deadline := time.Now().Add(sampleFor); ; time.Sleep(sampleStep) {
-		g, err := harness.LevelGauges(ctx, restConfig, gaugeCurrent, gaugeNominal, gaugeLower, gaugeUpper, gaugeHigh)
+		g, err := harness.LevelGauges(ctx, suite.Cluster.Config, gaugeCurrent, gaugeNominal, gaugeLower, gaugeUpper, gaugeHigh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func waitReallocated(t *testing.T, tenantLevel string) {
 	var last [3]float64
 	seen := 0
 	for deadline := time.Now().Add(waitFor); seen < 2; time.Sleep(reallocationPoll) {
-		g, err := harness.LevelGauges(ctx, restConfig, gaugeAverage, gaugeStdev, gaugeHigh)
+		g, err := harness.LevelGauges(ctx, suite.Cluster.Config, gaugeAverage, gaugeStdev, gaugeHigh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func checkBounds(t *testing.T, g map[string]map[string]float64, tenantLevel stri
 
 // impersonating is the admin's config acting as user (in system:authenticated and groups).
 func impersonating(user string, groups ...string) *rest.Config {
-	cfg := rest.CopyConfig(restConfig)
+	cfg := rest.CopyConfig(suite.Cluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: append(groups, "system:authenticated")}
 	cfg.QPS, cfg.Burst = -1, 0
 	return cfg
@@ -261,7 +261,7 @@ func prepareLoad(t *testing.T) {
 func createAll(t *testing.T, objs ...client.Object) {
 	t.Helper()
 	for _, obj := range objs {
-		if err := k8s.Create(t.Context(), obj); err != nil {
+		if err := suite.Client.Create(t.Context(), obj); err != nil {
 			t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
 		}
 	}
@@ -305,7 +305,7 @@ func tenantObjects() []client.Object {
 func waitLevelKnown(t *testing.T, level string) {
 	t.Helper()
 	harness.Eventually(t, waitFor, "kube-apiserver's seats of "+level, func(ctx context.Context) error {
-		g, err := harness.LevelGauges(ctx, restConfig, gaugeNominal)
+		g, err := harness.LevelGauges(ctx, suite.Cluster.Config, gaugeNominal)
 		if err != nil {
 			return err
 		}
@@ -324,10 +324,10 @@ func waitProjected(t *testing.T) string {
 	var rp flowv1.RequestPriority
 	harness.Eventually(t, waitFor, "the tenant's projection", func(ctx context.Context) error {
 		var fs flowv1.FlowSchema
-		if err := k8s.Get(ctx, client.ObjectKey{Name: tenantName}, &rp); err != nil {
+		if err := suite.Client.Get(ctx, client.ObjectKey{Name: tenantName}, &rp); err != nil {
 			return err
 		}
-		if err := k8s.Get(ctx, client.ObjectKey{Name: tenantName}, &fs); err != nil {
+		if err := suite.Client.Get(ctx, client.ObjectKey{Name: tenantName}, &fs); err != nil {
 			return err
 		}
 		if err := harness.ProjectedNow(&rp); err != nil {
@@ -336,7 +336,7 @@ func waitProjected(t *testing.T) string {
 		return harness.ProjectedNow(&fs)
 	})
 	var plc flowcontrolv1.PriorityLevelConfiguration
-	if err := k8s.Get(t.Context(), client.ObjectKey{Name: rp.Status.NativeName}, &plc); err != nil {
+	if err := suite.Client.Get(t.Context(), client.ObjectKey{Name: rp.Status.NativeName}, &plc); err != nil {
 		t.Fatal(err)
 	}
 	if got := ptr.Deref(plc.Spec.Limited.BorrowingLimitPercent, -1); got != budget.DefaultBorrowingLimitPercent {

@@ -12,32 +12,10 @@ package budgetorder_test
 import (
 	"testing"
 
-	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
-// kube-apiserver's server concurrency limit is the sum of these two flags.
-const (
-	maxRequestsInflight         = 40
-	maxMutatingRequestsInflight = 20
-)
+// suite is the package's control plane and operator; tests use its Client and Cluster.Config.
+var suite = harness.BudgetSuite("budgetorder")
 
-var (
-	restConfig *rest.Config
-	k8s        client.Client
-)
-
-func TestMain(m *testing.M) {
-	harness.Main(m, &harness.Suite{
-		Name:         "budgetorder",
-		ControlPlane: &harness.ControlPlane{Flags: harness.InflightLimits(maxRequestsInflight, maxMutatingRequestsInflight)},
-		RunOperator:  true,
-		OperatorArgs: []string{"--enforcement=native", "--manage-defaults=false"},
-		Ready: func(s *harness.Suite) error {
-			restConfig, k8s = s.Cluster.Config, s.Client
-			return nil
-		},
-	})
-}
+func TestMain(m *testing.M) { harness.Main(m, suite) }

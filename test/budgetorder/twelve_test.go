@@ -82,7 +82,7 @@ func waitWebhook(t *testing.T) {
 		probe := &flowv1.RequestPriority{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Spec: flowv1.RequestPrioritySpec{
 			PriorityLevel: 9000, AssuredConcurrencyShares: ptr.To[int32](1), QueuesPerWidth: ptr.To[int32](1),
 			QueueLengthLimit: ptr.To[int32](1)}}
-		return k8s.Create(ctx, probe, client.DryRunAll)
+		return suite.Client.Create(ctx, probe, client.DryRunAll)
 	})
 }
 
@@ -120,7 +120,7 @@ func createAtOnce(t *testing.T) []string {
 // separateClient is an admin client on a connection of its own.
 func separateClient(t *testing.T) client.Client {
 	t.Helper()
-	cfg := rest.CopyConfig(restConfig)
+	cfg := rest.CopyConfig(suite.Cluster.Config)
 	cfg.Dial = (&net.Dialer{}).DialContext // a transport of its own, not client-go's shared one
 	c, err := client.New(cfg, client.Options{Scheme: harness.Scheme()})
 	if err != nil {
@@ -135,7 +135,7 @@ func earliest(t *testing.T, names []string) []string {
 	created := map[string]time.Time{}
 	for _, n := range names {
 		var rp flowv1.RequestPriority
-		if err := k8s.Get(t.Context(), client.ObjectKey{Name: n}, &rp); err != nil {
+		if err := suite.Client.Get(t.Context(), client.ObjectKey{Name: n}, &rp); err != nil {
 			t.Fatal(err)
 		}
 		created[n] = rp.CreationTimestamp.Time
@@ -155,11 +155,11 @@ func earliest(t *testing.T, names []string) []string {
 // native levels with one list each, not one read per object: it runs every five seconds.
 func decided(ctx context.Context, names, expected []string) (map[string]types.UID, error) {
 	var rps flowv1.RequestPriorityList
-	if err := k8s.List(ctx, &rps); err != nil {
+	if err := suite.Client.List(ctx, &rps); err != nil {
 		return nil, err
 	}
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := k8s.List(ctx, &plcs); err != nil {
+	if err := suite.Client.List(ctx, &plcs); err != nil {
 		return nil, err
 	}
 	byName := map[string]*flowv1.RequestPriority{}
@@ -202,7 +202,7 @@ func decided(ctx context.Context, names, expected []string) (map[string]types.UI
 // keptSeats reads the kept levels' nominal seats.
 func keptSeats(t *testing.T) map[string]float64 {
 	t.Helper()
-	g, err := harness.LevelGauges(t.Context(), restConfig, gaugeSeats)
+	g, err := harness.LevelGauges(t.Context(), suite.Cluster.Config, gaugeSeats)
 	if err != nil {
 		t.Fatal(err)
 	}

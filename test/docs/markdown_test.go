@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // Classes of shell blocks (the fence's run=CLASS): offline blocks run here; the others say why
@@ -67,7 +68,7 @@ func readBlocks(t *testing.T, rel string) []block {
 		line := s.Text()
 		switch {
 		case cur == nil && strings.HasPrefix(line, "```"):
-			lang, attrs := fenceInfo(strings.TrimPrefix(line, "```"))
+			lang, attrs := harness.FenceInfo(strings.TrimPrefix(line, "```"))
 			cur = &block{file: rel, line: n, lang: lang, attrs: attrs}
 		case cur != nil && strings.TrimSpace(line) == "```":
 			blocks = append(blocks, *cur)
@@ -83,21 +84,6 @@ func readBlocks(t *testing.T, rel string) []block {
 		t.Fatalf("%s: the block opened at line %d is not closed", rel, cur.line)
 	}
 	return blocks
-}
-
-// fenceInfo splits a fence's info string into the language and its key=value words.
-func fenceInfo(info string) (string, map[string]string) {
-	words := strings.Fields(info)
-	attrs := map[string]string{}
-	if len(words) == 0 {
-		return "", attrs
-	}
-	for _, w := range words[1:] {
-		if k, v, ok := strings.Cut(w, "="); ok {
-			attrs[k] = v
-		}
-	}
-	return words[0], attrs
 }
 
 // command is one command of a shell block and, in a console block, the output the block

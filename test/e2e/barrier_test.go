@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/apf-operator/apf-operator/test/harness"
 )
 
@@ -115,14 +111,13 @@ func scrapeOperator(ctx context.Context) (operatorWork, error) {
 	if resp.StatusCode != http.StatusOK {
 		return operatorWork{}, fmt.Errorf("GET /metrics: %s", resp.Status)
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := harness.ParseMetrics(resp.Body)
 	if err != nil {
 		return operatorWork{}, err
 	}
 	w := operatorWork{reconciles: map[string]float64{}}
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
-		w.reconciles[label(m, "controller")] += m.GetCounter().GetValue()
+		w.reconciles[harness.MetricLabel(m, "controller")] += m.GetCounter().GetValue()
 	}
 	for _, m := range families["workqueue_depth"].GetMetric() {
 		w.queued += m.GetGauge().GetValue()
@@ -134,13 +129,4 @@ func scrapeOperator(ctx context.Context) (operatorWork, error) {
 		return operatorWork{}, fmt.Errorf("the operator's metrics have no controller_runtime_reconcile_total")
 	}
 	return w, nil
-}
-
-func label(m *dto.Metric, name string) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name {
-			return l.GetValue()
-		}
-	}
-	return ""
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/apf-operator/apf-operator/test/harness"
 )
@@ -22,8 +20,7 @@ func (r *replica) metrics(t *testing.T) map[string]*dto.MetricFamily {
 		body, err = harness.OperatorMetrics(ctx, r.metricsAddr, metricsToken)
 		return err
 	})
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	families, err := harness.ParseMetrics(bytes.NewReader(body))
 	if err != nil {
 		t.Fatalf("parsing the metrics of replica %s: %v", r.name, err)
 	}

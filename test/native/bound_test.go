@@ -30,7 +30,6 @@ func boundRP(name string, level int32, nativeLevel string) *flowv1.RequestPriori
 // Projected=False and writes nothing, for it or its FlowSchema.
 func TestBoundLevel(t *testing.T) {
 	resetCluster(t)
-	ctx := context.Background()
 	createDefaults(t, false)
 	create(t, boundRP("bound-high", 4000, "workload-high"))
 	create(t, boundRP("bound-missing", 4100, "no-such-level"))
@@ -70,19 +69,25 @@ func TestBoundLevel(t *testing.T) {
 	}
 
 	harness.Eventually(t, waitTimeout, "bound-high's status.nativeNominalSeats", func() error {
-		seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", "workload-high")
-		if !found {
-			return fmt.Errorf("no nominal seats metric for workload-high")
-		}
-		var obj flowv1.RequestPriority
-		if err := k8s.Get(ctx, client.ObjectKey{Name: "bound-high"}, &obj); err != nil {
-			return err
-		}
-		if got := obj.Status.NativeNominalSeats; got == nil || float64(*got) != seats {
-			return fmt.Errorf("bound-high status.nativeNominalSeats %v, kube-apiserver's metric for workload-high %v", got, seats)
-		}
-		return nil
+		return statusSeatsAre(t, "bound-high", "workload-high")
 	})
+}
+
+// statusSeatsAre checks that RequestPriority name's status.nativeNominalSeats is
+// kube-apiserver's apiserver_flowcontrol_nominal_limit_seats of level.
+func statusSeatsAre(t *testing.T, name, level string) error {
+	seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", level)
+	if !found {
+		return fmt.Errorf("no nominal seats metric for %s yet", level)
+	}
+	var obj flowv1.RequestPriority
+	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
+		return err
+	}
+	if got := obj.Status.NativeNominalSeats; got == nil || float64(*got) != seats {
+		return fmt.Errorf("%s status.nativeNominalSeats %v, kube-apiserver's metric for %s %v", name, got, level, seats)
+	}
+	return nil
 }
 
 // checkNoNativeObjects checks that no native object carries the projected name of, or names as

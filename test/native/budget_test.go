@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -76,18 +74,7 @@ func TestShareBudgetKeepsNativeSeats(t *testing.T) {
 				return fmt.Errorf("%s has %v nominal seats, below 90%% of %v", l, after, before[l])
 			}
 		}
-		seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", small)
-		if !found {
-			return fmt.Errorf("no nominal seats metric for %s yet", small)
-		}
-		var obj flowv1.RequestPriority
-		if err := k8s.Get(ctx, client.ObjectKey{Name: "seats-small"}, &obj); err != nil {
-			return err
-		}
-		if got := obj.Status.NativeNominalSeats; got == nil || float64(*got) != seats {
-			return fmt.Errorf("seats-small status.nativeNominalSeats %v, kube-apiserver's metric %v", got, seats)
-		}
-		return nil
+		return statusSeatsAre(t, "seats-small", small)
 	})
 	if small != native.NativeName("seats-small") {
 		t.Errorf("seats-small projected onto %s", small)
@@ -136,23 +123,9 @@ func waitRPReason(t testing.TB, name, reason string) projection {
 // seatsSettled checks that every projected RequestPriority's status.nativeNominalSeats is its
 // native level's apiserver_flowcontrol_nominal_limit_seats.
 func seatsSettled(rps []flowv1.RequestPriority) error {
-	resp, err := admin.Get(baseURL + "/metrics")
+	seats, err := nominalSeats()
 	if err != nil {
 		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return err
-	}
-	seats := map[string]float64{}
-	for _, m := range families["apiserver_flowcontrol_nominal_limit_seats"].GetMetric() {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "priority_level" {
-				seats[l.GetValue()] = m.GetGauge().GetValue()
-			}
-		}
 	}
 	for _, rp := range rps {
 		if rp.Status.NativeName == "" {

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -170,18 +168,13 @@ func nominalSeats() (map[string]float64, error) {
 		return nil, err
 	}
 	defer func() { _ = resp.Body.Close() }()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := harness.ParseMetrics(resp.Body)
 	if err != nil {
 		return nil, err
 	}
 	seats := map[string]float64{}
 	for _, m := range families["apiserver_flowcontrol_nominal_limit_seats"].GetMetric() {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "priority_level" {
-				seats[l.GetValue()] = m.GetGauge().GetValue()
-			}
-		}
+		seats[harness.MetricLabel(m, "priority_level")] = m.GetGauge().GetValue()
 	}
 	return seats, nil
 }

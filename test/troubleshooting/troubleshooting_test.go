@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // manifests is the configuration the page's "./clusters/prod/apf/" holds in the test: a
@@ -161,7 +163,7 @@ func TestPageCommands(t *testing.T) {
 	s := &state{}
 	seen := map[string]bool{}
 	for _, b := range readBlocks(t) {
-		if lang, _ := fenceInfo(b.lang); lang != "sh" { // ```sh run=cluster: test/docs's class
+		if lang, _ := harness.FenceInfo(b.lang); lang != "sh" { // ```sh run=cluster: test/docs's class
 			continue
 		}
 		for _, command := range commands(b) {

@@ -104,7 +104,7 @@ func TestWhyThrottledPage(t *testing.T) {
 	s := &state{}
 	next := 0
 	for _, b := range readBlocksOf(t, whyPage) {
-		lang, attrs := fenceInfo(b.lang)
+		lang, attrs := harness.FenceInfo(b.lang)
 		if lang == "yaml" && attrs["file"] != "" {
 			writePageFile(t, dir, attrs["file"], b.lines)
 			continue
@@ -144,21 +144,6 @@ func waitDefaultsReconciled(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// fenceInfo splits a fence's info string into the language and its key=value words.
-func fenceInfo(info string) (string, map[string]string) {
-	words := strings.Fields(info)
-	attrs := map[string]string{}
-	if len(words) == 0 {
-		return "", attrs
-	}
-	for _, w := range words[1:] {
-		if k, v, ok := strings.Cut(w, "="); ok {
-			attrs[k] = v
-		}
-	}
-	return words[0], attrs
 }
 
 func writePageFile(t *testing.T, dir, name string, lines []string) {
