@@ -21,6 +21,7 @@ import (
 	flowv1 "github.com/apf-operator/apf-operator/api/v1alpha1"
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/managerbase"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // startReconciler runs the defaults reconciler alone, with enforcement native, in a manager of
@@ -47,22 +48,6 @@ func startReconciler(t *testing.T) *prometheus.Registry {
 		}
 	})
 	return reg
-}
-
-// eventually retries check until it returns nil, for at most a minute.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // present returns the names of the RequestPriorities and FlowSchemas in the cluster.
@@ -101,7 +86,7 @@ func TestUpgradeFromSystemTopOnly(t *testing.T) {
 		cleanup(t, &flowv1.FlowSchema{}, n)
 	}
 	reg := startReconciler(t)
-	eventually(t, "the five and five, system-top marked", func() error {
+	harness.Eventually(t, time.Minute, "the five and five, system-top marked", func() error {
 		rps, fss := present(t)
 		if len(rps) != 5 || len(fss) != 5 {
 			return fmt.Errorf("%d RequestPriorities, %d FlowSchemas", len(rps), len(fss))
@@ -126,7 +111,7 @@ func TestUpgradeFromSystemTopOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	updateRP(t, "workload-high", func(rp *flowv1.RequestPriority) { rp.Spec.QueueLengthLimit = ptr.To[int32](7) })
-	eventually(t, "workload-high repaired", func() error {
+	harness.Eventually(t, time.Minute, "workload-high repaired", func() error {
 		if got := getRP(t, "workload-high").Spec.QueueLengthLimit; *got != 100 {
 			return fmt.Errorf("queueLengthLimit %d", *got)
 		}
@@ -194,7 +179,7 @@ func TestReplacementSparesUsersDefault(t *testing.T) {
 	create(t, &mine)
 	reg := startReconciler(t)
 
-	eventually(t, "workload-low replaced, system-high reported", func() error {
+	harness.Eventually(t, time.Minute, "workload-low replaced, system-high reported", func() error {
 		if err := checkReplaced(t, "workload-low", uids["workload-low"]); err != nil {
 			return err
 		}
@@ -206,7 +191,7 @@ func TestReplacementSparesUsersDefault(t *testing.T) {
 	// Barrier: a repair of the replaced workload-low is a later pass (one worker), so every
 	// replacement decided so far is done and the later pass decided on the same objects.
 	updateRP(t, "workload-low", func(rp *flowv1.RequestPriority) { rp.Spec.QueueLengthLimit = ptr.To[int32](7) })
-	eventually(t, "workload-low repaired", func() error {
+	harness.Eventually(t, time.Minute, "workload-low repaired", func() error {
 		if got := getRP(t, "workload-low").Spec.QueueLengthLimit; *got != 100 {
 			return fmt.Errorf("queueLengthLimit %d", *got)
 		}
@@ -218,7 +203,7 @@ func TestReplacementSparesUsersDefault(t *testing.T) {
 	}
 
 	updateFS(t, "mine", func(fs *flowv1.FlowSchema) { fs.Spec.RequestPriority.Name = "workload-low" })
-	eventually(t, "system-high replaced once no user FlowSchema refers to it", func() error {
+	harness.Eventually(t, time.Minute, "system-high replaced once no user FlowSchema refers to it", func() error {
 		return checkReplaced(t, "system-high", uids["system-high"])
 	})
 	if notes := eventNotes(t, "system-high", defaults.ReasonReplaceBlocked); len(notes) != 1 {

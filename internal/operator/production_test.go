@@ -28,6 +28,7 @@ import (
 	"github.com/apf-operator/apf-operator/internal/defaults"
 	"github.com/apf-operator/apf-operator/internal/managerbase"
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // TestProductionOptionsServe runs New with production's options against a real kube-apiserver
@@ -78,10 +79,10 @@ func TestProductionOptionsServe(t *testing.T) {
 		}
 	})
 
-	waitFor(t, "the certificate", func() error { return certificateInjected(admin, &o) })
+	harness.Eventually(t, time.Minute, "the certificate", func() error { return certificateInjected(admin, &o) })
 	mountSecret(t, admin, &o)
-	waitFor(t, "readiness", func() error { return ready(probe) })
-	waitFor(t, "the Lease", func() error {
+	harness.Eventually(t, time.Minute, "readiness", func() error { return ready(probe) })
+	harness.Eventually(t, time.Minute, "the Lease", func() error {
 		var lease coordinationv1.Lease
 		if err := admin.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.LeaderElection.ID}, &lease); err != nil {
 			return err
@@ -91,7 +92,7 @@ func TestProductionOptionsServe(t *testing.T) {
 		}
 		return nil
 	})
-	waitFor(t, "the defaults", func() error {
+	harness.Eventually(t, time.Minute, "the defaults", func() error {
 		want := defaults.Native().RequestPriorities()[0].Name
 		var rp flowv1.RequestPriority
 		if err := admin.Get(ctx, client.ObjectKey{Name: want}, &rp); err != nil {
@@ -198,23 +199,6 @@ func ready(addr string) error {
 		return fmt.Errorf("/readyz: %s\n%s", resp.Status, body.String())
 	}
 	return nil
-}
-
-// waitFor polls check until it returns nil, failing the test with its last error after a
-// minute (generous: the machine may be busy).
-func waitFor(t *testing.T, what string, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after a minute: %v", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 func freeAddress(t *testing.T) string {
