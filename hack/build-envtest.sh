@@ -8,19 +8,31 @@
 # A binary that already reports the wanted version is not rebuilt, so a warm run costs ~0 s.
 #
 # Usage: hack/build-envtest.sh <kubernetes version, e.g. 1.36.3> <output dir> [--without-kubectl]
+#          [--etcd-from <dir>]
 #
-# --without-kubectl builds kube-apiserver and etcd only (test/skew's older control plane runs no
-# kubectl; the newest version's kubectl serves every suite), which saves a few minutes of CPU cold.
+# --without-kubectl builds kube-apiserver only, no kubectl (test/skew's older control plane runs
+# no kubectl; the newest version's kubectl serves every suite), which saves a few minutes cold.
+# --etcd-from copies <dir>/etcd instead of building the etcd this version shipped with: test/skew
+# runs the oldest kube-apiserver on the newest etcd (kube-apiserver is etcd's v3 API client, which
+# newer etcd servers keep serving; the operator never talks to etcd), which saves etcd's build.
 set -euo pipefail
 
 KUBE_VERSION=${1:?kubernetes version, e.g. 1.36.3}
 OUT=${2:?output dir}
+shift 2
 WITH_KUBECTL=1
-case "${3:-}" in
-"") ;;
---without-kubectl) WITH_KUBECTL=0 ;;
-*) echo "build-envtest.sh: unknown option $3 (want --without-kubectl)" >&2; exit 2 ;;
-esac
+ETCD_FROM=
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --without-kubectl) WITH_KUBECTL=0 ;;
+  --etcd-from)
+    ETCD_FROM=${2:?--etcd-from needs a directory holding etcd}
+    shift
+    ;;
+  *) echo "build-envtest.sh: unknown option $1 (want --without-kubectl or --etcd-from <dir>)" >&2; exit 2 ;;
+  esac
+  shift
+done
 MINOR=$(echo "$KUBE_VERSION" | cut -d. -f2)
 GOOS=$(go env GOOS)
 GOARCH=$(go env GOARCH)
@@ -92,6 +104,20 @@ GO
   )
 }
 
+# copy_etcd puts $ETCD_FROM/etcd in place of this version's own etcd.
+copy_etcd() {
+  if [ ! -x "$ETCD_FROM/etcd" ]; then
+    echo "build-envtest.sh: --etcd-from $ETCD_FROM: no etcd there (build that version first)" >&2
+    exit 1
+  fi
+  if cmp -s "$ETCD_FROM/etcd" "$DEST/etcd"; then
+    echo "etcd from $ETCD_FROM: cached"
+    return
+  fi
+  cp "$ETCD_FROM/etcd" "$DEST/etcd.tmp" && mv "$DEST/etcd.tmp" "$DEST/etcd"
+  echo "etcd: $("$DEST/etcd" --version | head -1), copied from $ETCD_FROM"
+}
+
 build_etcd() {
   local gomod etcd_version work
   work=$(mktemp -d)
@@ -124,6 +150,6 @@ GO
   )
 }
 
-build_etcd
+if [ -n "$ETCD_FROM" ]; then copy_etcd; else build_etcd; fi
 build_kube
 echo "envtest binaries in $DEST"

@@ -10,15 +10,31 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// RepoRoot returns the repository's top directory.
+// mainModule is the go.mod line that marks the repository's top directory.
+const mainModule = "module github.com/apf-operator/apf-operator\n"
+
+// RepoRoot returns the repository's top directory: the nearest directory above the working
+// directory (go test runs a test in its package's) whose go.mod is the main module's. It does
+// not use the source file's path, which -trimpath (make test's unraced lane) makes relative.
 func RepoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	dir, err := os.Getwd()
+	if err != nil {
+		panic(fmt.Sprintf("envtestutil: working directory: %v", err))
+	}
+	for start := dir; ; dir = filepath.Dir(dir) {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.HasPrefix(string(mod), mainModule) {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			panic(fmt.Sprintf("envtestutil: no directory above %s holds the main module's go.mod", start))
+		}
+	}
 }
 
 // CRDDir returns the directory of the generated CRDs.
