@@ -66,11 +66,18 @@ GOTEST_FLAGS ?= -race -count=1
 # was half of a warm make test's CPU (about 90 binaries, up to 150 MB each with -race); these
 # flags cut a link's CPU by about a quarter.
 TEST_LDFLAGS ?= -ldflags='-s -w'
+# The raced lane's build flags besides GOTEST_FLAGS. With cgo (which -race needs), a binary
+# importing Go's plugin package links through gcc, three to four times the CPU of Go's own
+# linker; cli-runtime imports it through kustomize's Go-plugin loader, which this tag leaves out
+# (the operator and kubectl-apf never load Go plugins: make build's CGO_ENABLED=0 cannot).
+# go test's vet step is off in make test: it analyses every dependency again for each build
+# configuration; `make vet` (the full analysers) and lint's govet run in .ci/run.
+RACED_FLAGS ?= -vet=off $(TEST_LDFLAGS) -tags=kustomize_disable_go_plugin_support
 # The lane without -race builds as `make build` and `make image` do (CGO_ENABLED=0, -trimpath),
 # so that one compilation of the main module's dependencies serves the operator binary, the
 # image and these tests (cold, the dependencies are compiled twice, not three times).
 UNRACED_GO := CGO_ENABLED=0 go
-UNRACED_FLAGS ?= -count=1 -trimpath $(TEST_LDFLAGS)
+UNRACED_FLAGS ?= -count=1 -vet=off -trimpath $(TEST_LDFLAGS)
 FUZZTIME ?= 20s
 # Runs per benchmark; the table shows medians. One run on a shared two-core VM varies by up to
 # a quarter, so the default is 5 (about 4.5 minutes); BENCH_COUNT=1 for a quick look. Each run
@@ -200,14 +207,14 @@ test: envtest envtest-oldest build testreport ## Run every correctness test (uni
 	@# one of its commands failed.
 	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
 	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others" "$$lanes/image"; \
-	{ go test -json $(GOTEST_FLAGS) $(TEST_LDFLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call only_packages,$(RACED_FIRST)) \
+	{ go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call only_packages,$(RACED_FIRST)) \
 	    $(call main_packages,$(NOT_RACED) $(RACED_FIRST)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
 	{ rc=0; \
 	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" $(UNRACED_GO) test -json $(UNRACED_FLAGS) -p $(PROCESS_SUITES_P) \
 	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES) $(SLOW_UNRACED)) || rc=1; \
 	  $(UNRACED_GO) test -json $(UNRACED_FLAGS) -run '$(PEAK_MEMORY_TESTS)' $(PEAK_MEMORY_PACKAGES) || rc=1; \
-	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) $(TEST_LDFLAGS) ./...) || rc=1; done; \
-	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) $(TEST_LDFLAGS) -run '^Test' ./...) || rc=1; \
+	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) ./...) || rc=1; done; \
+	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) -run '^Test' ./...) || rc=1; \
 	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
 	{ rc=0; \
 	  (cd hack/image && IMAGE_TEST_PLATFORMS=$(IMAGE_TEST_PLATFORMS) $(UNRACED_GO) test -json $(UNRACED_FLAGS) -timeout 20m ./...) || rc=1; \
