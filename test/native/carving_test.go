@@ -113,9 +113,7 @@ func waitDonor(t testing.TB, shares int32, auto string) {
 func sharesSum(t testing.TB) int32 {
 	t.Helper()
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := k8s.List(context.Background(), &plcs); err != nil {
-		t.Fatal(err)
-	}
+	list(t, &plcs)
 	var sum int32
 	for i := range plcs.Items {
 		if l := plcs.Items[i].Spec.Limited; l != nil && l.NominalConcurrencyShares != nil {
