@@ -159,24 +159,6 @@ func seatsSettledTo(t testing.TB, want map[string]float64, except string) map[st
 	return got
 }
 
-// nominalSeats reads apiserver_flowcontrol_nominal_limit_seats by level.
-func nominalSeats() (map[string]float64, error) {
-	resp, err := admin.Get(baseURL + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	families, err := harness.ParseMetrics(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	seats := map[string]float64{}
-	for _, m := range families["apiserver_flowcontrol_nominal_limit_seats"].GetMetric() {
-		seats[harness.MetricLabel(m, "priority_level")] = m.GetGauge().GetValue()
-	}
-	return seats, nil
-}
-
 func deleteTenant(t testing.TB, name string) {
 	t.Helper()
 	obj := &flowv1.RequestPriority{}

@@ -352,6 +352,19 @@ func waitFSReason(t testing.TB, name, reason string) projection {
 	return p
 }
 
+// waitRPReason waits until RequestPriority name reports Projected with reason.
+func waitRPReason(t testing.TB, name, reason string) projection {
+	t.Helper()
+	var p projection
+	harness.Eventually(t, waitTimeout, "the check in waitRPReason", func() error {
+		if p = projectionOfRP(t, name); p.reason != reason {
+			return fmt.Errorf("RequestPriority %s: %s, want reason %s", name, p, reason)
+		}
+		return nil
+	})
+	return p
+}
+
 // nativeFS and nativePLC read a native object as the admin.
 func nativeFS(t testing.TB, name string) *flowcontrolv1.FlowSchema {
 	t.Helper()
