@@ -330,7 +330,7 @@ func waitProjectedFS(t testing.TB, name string) string {
 func waitProjected(t testing.TB, kind, name string, read func(testing.TB, string) projection) string {
 	t.Helper()
 	var p projection
-	harness.Eventually(t, waitTimeout, "the check in waitProjected"+kind, func() error {
+	harness.Eventually(t, waitTimeout, kind+" "+name+" to be projected with a native name", func() error {
 		if p = read(t, name); p.status != "True" || p.nativeName == "" {
 			return fmt.Errorf("%s %s: %v", kind, name, p)
 		}
