@@ -50,22 +50,33 @@ func TestEvalAutopilotAgainstStatic(t *testing.T) {
 	defer cancel()
 	k8s, cs := clients(t)
 	applyTenants(ctx, t)
-	load := newLoader(t)
-	samples := startSampler(ctx, cs, k8s, sampleEvery)
-
-	static := play(ctx, t, cs, load, "static")
-	enableAutopilot(ctx, t, k8s)
-	waitHolding(ctx, t, k8s)
-	auto := play(ctx, t, cs, load, "autopilot")
-
-	taken, errs := samples.Stop()
-	logFigures(t, static, auto, taken)
+	static, auto, taken, errs := playThenAutopilot(ctx, t, k8s, cs, "static", "autopilot")
 	checkClassification(ctx, t, cs, static, auto)
 	checkRejections(t, static, auto)
 	checkWaits(t, static, auto)
 	checkSamples(t, taken, errs)
 	checkStatus(ctx, t, k8s)
 	checkEvents(ctx, t, cs)
+}
+
+// playThenAutopilot plays the schedule on the tenants as configured (the run named baseline),
+// turns the autopilot on, waits until it holds, and plays the schedule again (the run named
+// withAutopilot). It samples the levels' seats throughout, logs both runs' figures, and returns
+// the runs and the samples.
+func playThenAutopilot(ctx context.Context, t *testing.T, k8s client.Client, cs kubernetes.Interface,
+	baseline, withAutopilot string) (before, auto run, taken []sample, errs []error) {
+	t.Helper()
+	load := newLoader(t)
+	samples := startSampler(ctx, cs, k8s, sampleEvery)
+
+	before = play(ctx, t, cs, load, baseline)
+	enableAutopilot(ctx, t, k8s)
+	waitHolding(ctx, t, k8s)
+	auto = play(ctx, t, cs, load, withAutopilot)
+
+	taken, errs = samples.Stop()
+	logFigures(t, before, auto, taken)
+	return before, auto, taken, errs
 }
 
 // play runs the schedule once and measures it.

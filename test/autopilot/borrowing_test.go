@@ -36,16 +36,7 @@ func TestEvalAutopilotAgainstBorrowing(t *testing.T) {
 	k8s, cs := clients(t)
 	applyTenants(ctx, t)
 	enableBorrowing(ctx, t, cs, k8s)
-	load := newLoader(t)
-	samples := startSampler(ctx, cs, k8s, sampleEvery)
-
-	borrowing := play(ctx, t, cs, load, "static + borrowing")
-	enableAutopilot(ctx, t, k8s)
-	waitHolding(ctx, t, k8s)
-	auto := play(ctx, t, cs, load, "autopilot + borrowing")
-
-	taken, errs := samples.Stop()
-	logFigures(t, borrowing, auto, taken)
+	borrowing, auto, taken, errs := playThenAutopilot(ctx, t, k8s, cs, "static + borrowing", "autopilot + borrowing")
 	b, a := poolRejected(borrowing), poolRejected(auto)
 	t.Logf("pool rejections: static + borrowing %.0f, autopilot + borrowing %.0f", b, a)
 	checkClassification(ctx, t, cs, borrowing, auto)

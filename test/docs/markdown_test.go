@@ -1,8 +1,6 @@
 package docs_test
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,36 +50,16 @@ func pages(t *testing.T) []string {
 	return out
 }
 
-// readBlocks returns the fenced blocks of the Markdown file rel (``` fences at the start of a
-// line; indented code is not a block here).
+// readBlocks returns the fenced blocks of the Markdown file rel (harness.CodeBlocks).
 func readBlocks(t *testing.T, rel string) []block {
 	t.Helper()
-	f, err := os.Open(filepath.Join(envtestutil.RepoRoot(), rel))
+	read, err := harness.CodeBlocks(filepath.Join(envtestutil.RepoRoot(), rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var blocks []block
-	var cur *block
-	s := bufio.NewScanner(f)
-	for n := 1; s.Scan(); n++ {
-		line := s.Text()
-		switch {
-		case cur == nil && strings.HasPrefix(line, "```"):
-			lang, attrs := harness.FenceInfo(strings.TrimPrefix(line, "```"))
-			cur = &block{file: rel, line: n, lang: lang, attrs: attrs}
-		case cur != nil && strings.TrimSpace(line) == "```":
-			blocks = append(blocks, *cur)
-			cur = nil
-		case cur != nil:
-			cur.lines = append(cur.lines, line)
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if cur != nil {
-		t.Fatalf("%s: the block opened at line %d is not closed", rel, cur.line)
+	blocks := make([]block, len(read))
+	for i, b := range read {
+		blocks[i] = block{file: rel, line: b.Line, lang: b.Lang, attrs: b.Attrs, lines: b.Lines}
 	}
 	return blocks
 }

@@ -1,11 +1,8 @@
 package docs_test
 
 import (
-	"bytes"
-	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apf-operator/apf-operator/test/envtestutil"
+	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // workFiles are the repository's files and directories the documented commands name, copied
@@ -100,25 +98,14 @@ type result struct {
 // offline command that reached for a cluster fails.
 func run(t *testing.T, dir, command string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", command)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"KUBECONFIG="+filepath.Join(dir, "no-kubeconfig"), "HOME="+dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := cmd.ProcessState.ExitCode()
-	if err != nil && code < 0 {
-		t.Fatalf("%s: %v", command, err)
-	}
+	stdout, stderr, code := harness.Bash(t, time.Minute, dir, binDir,
+		[]string{"KUBECONFIG=" + filepath.Join(dir, "no-kubeconfig"), "HOME=" + dir}, "-o", "pipefail", "-c", command)
 	for tool, why := range missingTools {
-		if strings.Contains(stderr.String(), tool+": command not found") {
+		if strings.Contains(stderr, tool+": command not found") {
 			t.Errorf("%s: %v", command, why)
 		}
 	}
-	return result{stdout.String(), stderr.String(), code}
+	return result{stdout, stderr, code}
 }
 
 // wantShownOutput requires every line a console block shows after a command among the lines

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,18 +59,6 @@ func (o observation) String() string { return fmt.Sprintf("%s %d", o.level, o.se
 
 // measurement is one observation per class, by class name.
 type measurement map[string]observation
-
-func (m measurement) equal(o measurement) bool {
-	if len(m) != len(o) {
-		return false
-	}
-	for k, v := range m {
-		if o[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // measure sends each class's request once and reads its level and that level's seats.
 func measure(ctx context.Context) (measurement, error) {
@@ -203,7 +192,7 @@ func settle(t *testing.T, what string, ready func(measurement) error) measuremen
 		switch {
 		case err != nil:
 			same = 0
-		case last.equal(m):
+		case maps.Equal(last, m):
 			same++
 		default:
 			same = 1

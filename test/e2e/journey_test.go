@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,13 +108,9 @@ func testInvalidRejected(t *testing.T) {
 // resourceVersions returns every APF object's resourceVersion by kind/name.
 func resourceVersions(t *testing.T) map[string]string {
 	t.Helper()
-	objs, err := harness.Objects(context.Background(), k8s)
+	rv, err := harness.MapObjects(context.Background(), k8s, func(o harness.Object) string { return o.GetResourceVersion() })
 	if err != nil {
 		t.Fatal(err)
-	}
-	rv := make(map[string]string, len(objs))
-	for key, o := range objs {
-		rv[key] = o.GetResourceVersion()
 	}
 	return rv
 }
@@ -160,22 +157,10 @@ func settle(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		cur := resourceVersions(t)
-		if !equalMaps(prev, cur) {
+		if !maps.Equal(prev, cur) {
 			prev, stableSince = cur, time.Now()
 		}
 	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // testNoFieldFights: a field manager (here "argocd") takes over a default by setting its

@@ -45,13 +45,11 @@ type identity struct {
 // identities lists every RequestPriority and FlowSchema, keyed "rp/<name>" and "fs/<name>".
 func identities(t *testing.T) map[string]identity {
 	t.Helper()
-	objs, err := harness.Objects(context.Background(), k8s)
+	out, err := harness.MapObjects(context.Background(), k8s, func(o harness.Object) identity {
+		return identity{o.GetUID(), o.GetGeneration()}
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	out := make(map[string]identity, len(objs))
-	for key, o := range objs {
-		out[key] = identity{o.GetUID(), o.GetGeneration()}
 	}
 	return out
 }

@@ -69,13 +69,13 @@ func TestHealthOfRealStatuses(t *testing.T) {
 		}
 	}
 	expectVerdicts(t, script,
-		verdict{"RequestPriority", "level-a", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"RequestPriority", "level-b", "Degraded", flowv1.ReasonDuplicatePriorityLevel, status.FailedStatus},
-		verdict{"RequestPriority", "taken", "Degraded", flowv1.ReasonNameConflict, status.FailedStatus},
-		verdict{"FlowSchema", "tenant-a", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"FlowSchema", "orphan", "Degraded", flowv1.ReasonRequestPriorityNotFound, status.FailedStatus},
-		verdict{"FlowSchema", "by-name", "Degraded", flowv1.ReasonNotExpressible, status.FailedStatus},
-		verdict{"EventRateLimit", "events", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
+		healthy("RequestPriority", "level-a"),
+		degraded("RequestPriority", "level-b", flowv1.ReasonDuplicatePriorityLevel),
+		degraded("RequestPriority", "taken", flowv1.ReasonNameConflict),
+		healthy("FlowSchema", "tenant-a"),
+		degraded("FlowSchema", "orphan", flowv1.ReasonRequestPriorityNotFound),
+		degraded("FlowSchema", "by-name", flowv1.ReasonNotExpressible),
+		healthy("EventRateLimit", "events"),
 	)
 
 	// With the operator stopped, a changed spec and a new object have no status of their
@@ -98,13 +98,13 @@ func TestHealthOfRealStatuses(t *testing.T) {
 	// ignores stay Degraded, and the EventRateLimit is not enforced any more.
 	startOperator(t, controllers.EnforcementNone, nil)
 	expectVerdicts(t, script,
-		verdict{"RequestPriority", "level-a", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"RequestPriority", "late", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"RequestPriority", "taken", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"FlowSchema", "by-name", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus},
-		verdict{"RequestPriority", "level-b", "Degraded", flowv1.ReasonDuplicatePriorityLevel, status.FailedStatus},
-		verdict{"FlowSchema", "orphan", "Degraded", flowv1.ReasonRequestPriorityNotFound, status.FailedStatus},
-		verdict{"EventRateLimit", "events", "Degraded", flowv1.ReasonEnforcementDisabled, status.FailedStatus},
+		healthy("RequestPriority", "level-a"),
+		healthy("RequestPriority", "late"),
+		healthy("RequestPriority", "taken"),
+		healthy("FlowSchema", "by-name"),
+		degraded("RequestPriority", "level-b", flowv1.ReasonDuplicatePriorityLevel),
+		degraded("FlowSchema", "orphan", flowv1.ReasonRequestPriorityNotFound),
+		degraded("EventRateLimit", "events", flowv1.ReasonEnforcementDisabled),
 	)
 }
 
@@ -127,7 +127,7 @@ func TestHealthWhileProjectionPending(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	expectVerdicts(t, script, verdict{"FlowSchema", "pending", "Healthy", flowv1.ReasonAccepted, status.CurrentStatus})
+	expectVerdicts(t, script, healthy("FlowSchema", "pending"))
 	stop()
 	var fs flowv1.FlowSchema
 	if err := k8s.Get(context.Background(), client.ObjectKey{Name: "pending"}, &fs); err != nil {
@@ -145,6 +145,17 @@ func TestHealthWhileProjectionPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectVerdicts(t, script, verdict{"FlowSchema", "pending", "Progressing", flowv1.ReasonPending, status.InProgressStatus})
+}
+
+// healthy is the verdict on an object the operator accepted: Argo CD Healthy, kstatus Current.
+func healthy(kind, name string) verdict {
+	return verdict{kind, name, "Healthy", flowv1.ReasonAccepted, status.CurrentStatus}
+}
+
+// degraded is the verdict on an object the operator refuses for reason: Argo CD Degraded,
+// kstatus Failed.
+func degraded(kind, name, reason string) verdict {
+	return verdict{kind, name, "Degraded", reason, status.FailedStatus}
 }
 
 // expectVerdicts waits (up to a minute, for a loaded machine) until every object reads as

@@ -56,18 +56,24 @@ type Object struct {
 	Conditions []metav1.Condition
 }
 
-// ReadyObjects lists every RequestPriority and FlowSchema and returns, keyed "rp/<name>" and
-// "fs/<name>", whether each reports Ready=True.
-func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+// MapObjects lists every RequestPriority and FlowSchema (Objects) and returns f of each, under
+// the same keys.
+func MapObjects[V any](ctx context.Context, k8s client.Client, f func(Object) V) (map[string]V, error) {
 	objs, err := Objects(ctx, k8s)
 	if err != nil {
 		return nil, err
 	}
-	ready := make(map[string]bool, len(objs))
+	out := make(map[string]V, len(objs))
 	for key, o := range objs {
-		ready[key] = meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady)
+		out[key] = f(o)
 	}
-	return ready, nil
+	return out, nil
+}
+
+// ReadyObjects lists every RequestPriority and FlowSchema and returns, keyed "rp/<name>" and
+// "fs/<name>", whether each reports Ready=True.
+func ReadyObjects(ctx context.Context, k8s client.Client) (map[string]bool, error) {
+	return MapObjects(ctx, k8s, func(o Object) bool { return meta.IsStatusConditionTrue(o.Conditions, flowv1.ConditionReady) })
 }
 
 // Conditions returns the status conditions of a RequestPriority or a FlowSchema (nil for any

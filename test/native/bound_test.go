@@ -2,7 +2,6 @@ package native_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -71,23 +70,6 @@ func TestBoundLevel(t *testing.T) {
 	harness.Eventually(t, waitTimeout, "bound-high's status.nativeNominalSeats", func() error {
 		return statusSeatsAre(t, "bound-high", "workload-high")
 	})
-}
-
-// statusSeatsAre checks that RequestPriority name's status.nativeNominalSeats is
-// kube-apiserver's apiserver_flowcontrol_nominal_limit_seats of level.
-func statusSeatsAre(t *testing.T, name, level string) error {
-	seats, found := scrapeMetric(t, "apiserver_flowcontrol_nominal_limit_seats", "priority_level", level)
-	if !found {
-		return fmt.Errorf("no nominal seats metric for %s yet", level)
-	}
-	var obj flowv1.RequestPriority
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
-		return err
-	}
-	if got := obj.Status.NativeNominalSeats; got == nil || float64(*got) != seats {
-		return fmt.Errorf("%s status.nativeNominalSeats %v, kube-apiserver's metric for %s %v", name, got, level, seats)
-	}
-	return nil
 }
 
 // checkNoNativeObjects checks that no native object carries the projected name of, or names as

@@ -113,9 +113,7 @@ func waitDonor(t testing.TB, shares int32, auto string) {
 func sharesSum(t testing.TB) int32 {
 	t.Helper()
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := k8s.List(context.Background(), &plcs); err != nil {
-		t.Fatal(err)
-	}
+	list(t, &plcs)
 	var sum int32
 	for i := range plcs.Items {
 		if l := plcs.Items[i].Spec.Limited; l != nil && l.NominalConcurrencyShares != nil {
@@ -159,24 +157,6 @@ func seatsSettledTo(t testing.TB, want map[string]float64, except string) map[st
 		return nil
 	})
 	return got
-}
-
-// nominalSeats reads apiserver_flowcontrol_nominal_limit_seats by level.
-func nominalSeats() (map[string]float64, error) {
-	resp, err := admin.Get(baseURL + "/metrics")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	families, err := harness.ParseMetrics(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	seats := map[string]float64{}
-	for _, m := range families["apiserver_flowcontrol_nominal_limit_seats"].GetMetric() {
-		seats[harness.MetricLabel(m, "priority_level")] = m.GetGauge().GetValue()
-	}
-	return seats, nil
 }
 
 func deleteTenant(t testing.TB, name string) {

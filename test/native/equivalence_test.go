@@ -68,12 +68,7 @@ func TestEquivalence(t *testing.T) {
 	// The configuration as the cluster holds it, with the operator's projection results.
 	var rpList flowv1.RequestPriorityList
 	var fsList flowv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &rpList); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &fsList); err != nil {
-		t.Fatal(err)
-	}
+	list(t, &rpList, &fsList)
 	checkProjectionResults(t, rpList.Items, fsList.Items, wantReasons)
 	if t.Failed() {
 		t.FailNow()
@@ -611,28 +606,30 @@ func (g *generator) resource(id identity, h hints) generated {
 	if sub != "" {
 		withSub += "/" + sub
 	}
+	// get, update and patch address the object or its subresource; delete the object; the
+	// others the collection.
+	target, query := withSub, ""
+	switch op {
+	case "list", "watch", "create", "deletecollection":
+		target = collection
+	case "delete":
+		target = object
+	}
 	switch op {
 	case "list":
-		q := ""
 		if g.r.IntN(6) == 0 {
-			q = "fieldSelector=metadata.name%3D" + objName
+			query = "fieldSelector=metadata.name%3D" + objName
 		}
-		return newGenerated(id, http.MethodGet, collection, q)
 	case "watch":
-		return newGenerated(id, http.MethodGet, collection, "watch=true&timeoutSeconds=1")
-	case "get":
-		return newGenerated(id, http.MethodGet, withSub, "")
-	case "create":
-		return newGenerated(id, http.MethodPost, collection, "")
-	case "update":
-		return newGenerated(id, http.MethodPut, withSub, "")
-	case "patch":
-		return newGenerated(id, http.MethodPatch, withSub, "")
-	case "delete":
-		return newGenerated(id, http.MethodDelete, object, "")
-	default: // deletecollection
-		return newGenerated(id, http.MethodDelete, collection, "")
+		query = "watch=true&timeoutSeconds=1"
 	}
+	return newGenerated(id, opMethods[op], target, query)
+}
+
+// opMethods is the HTTP method of each of allOps.
+var opMethods = map[string]string{
+	"list": http.MethodGet, "watch": http.MethodGet, "get": http.MethodGet, "create": http.MethodPost,
+	"update": http.MethodPut, "patch": http.MethodPatch, "delete": http.MethodDelete, "deletecollection": http.MethodDelete,
 }
 
 func newGenerated(id identity, method, urlPath, rawQuery string) generated {

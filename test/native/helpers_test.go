@@ -303,19 +303,13 @@ func currentProjection(conds []metav1.Condition, generation int64, nativeName st
 
 func projectionOfRP(t testing.TB, name string) projection {
 	t.Helper()
-	var obj flowv1.RequestPriority
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
-		t.Fatalf("getting RequestPriority %s: %v", name, err)
-	}
+	obj := getObject(t, name, &flowv1.RequestPriority{})
 	return currentProjection(obj.Status.Conditions, obj.Generation, obj.Status.NativeName)
 }
 
 func projectionOfFS(t testing.TB, name string) projection {
 	t.Helper()
-	var obj flowv1.FlowSchema
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
-		t.Fatalf("getting FlowSchema %s: %v", name, err)
-	}
+	obj := getObject(t, name, &flowv1.FlowSchema{})
 	return currentProjection(obj.Status.Conditions, obj.Generation, obj.Status.NativeName)
 }
 
@@ -323,22 +317,22 @@ func projectionOfFS(t testing.TB, name string) projection {
 // and returns the name.
 func waitProjectedRP(t testing.TB, name string) string {
 	t.Helper()
-	var p projection
-	harness.Eventually(t, waitTimeout, "the check in waitProjectedRP", func() error {
-		if p = projectionOfRP(t, name); p.status != "True" || p.nativeName == "" {
-			return fmt.Errorf("RequestPriority %s: %v", name, p)
-		}
-		return nil
-	})
-	return p.nativeName
+	return waitProjected(t, "RequestPriority", name, projectionOfRP)
 }
 
 func waitProjectedFS(t testing.TB, name string) string {
 	t.Helper()
+	return waitProjected(t, "FlowSchema", name, projectionOfFS)
+}
+
+// waitProjected waits until read says the object kind/name is Projected=True with a native
+// name, and returns the name.
+func waitProjected(t testing.TB, kind, name string, read func(testing.TB, string) projection) string {
+	t.Helper()
 	var p projection
-	harness.Eventually(t, waitTimeout, "the check in waitProjectedFS", func() error {
-		if p = projectionOfFS(t, name); p.status != "True" || p.nativeName == "" {
-			return fmt.Errorf("FlowSchema %s: %v", name, p)
+	harness.Eventually(t, waitTimeout, kind+" "+name+" to be projected with a native name", func() error {
+		if p = read(t, name); p.status != "True" || p.nativeName == "" {
+			return fmt.Errorf("%s %s: %v", kind, name, p)
 		}
 		return nil
 	})
@@ -358,23 +352,47 @@ func waitFSReason(t testing.TB, name, reason string) projection {
 	return p
 }
 
+// waitRPReason waits until RequestPriority name reports Projected with reason.
+func waitRPReason(t testing.TB, name, reason string) projection {
+	t.Helper()
+	var p projection
+	harness.Eventually(t, waitTimeout, "the check in waitRPReason", func() error {
+		if p = projectionOfRP(t, name); p.reason != reason {
+			return fmt.Errorf("RequestPriority %s: %s, want reason %s", name, p, reason)
+		}
+		return nil
+	})
+	return p
+}
+
 // nativeFS and nativePLC read a native object as the admin.
 func nativeFS(t testing.TB, name string) *flowcontrolv1.FlowSchema {
 	t.Helper()
-	var obj flowcontrolv1.FlowSchema
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
-		t.Fatalf("getting native FlowSchema %s: %v", name, err)
-	}
-	return &obj
+	return getObject(t, name, &flowcontrolv1.FlowSchema{})
 }
 
 func nativePLC(t testing.TB, name string) *flowcontrolv1.PriorityLevelConfiguration {
 	t.Helper()
-	var obj flowcontrolv1.PriorityLevelConfiguration
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, &obj); err != nil {
-		t.Fatalf("getting native PriorityLevelConfiguration %s: %v", name, err)
+	return getObject(t, name, &flowcontrolv1.PriorityLevelConfiguration{})
+}
+
+// getObject reads the cluster-scoped object name into obj as the admin and returns obj.
+func getObject[T client.Object](t testing.TB, name string, obj T) T {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, obj); err != nil {
+		t.Fatalf("getting %T %s: %v", obj, name, err)
 	}
-	return &obj
+	return obj
+}
+
+// list lists every object of each list's kind as the admin.
+func list(t testing.TB, lists ...client.ObjectList) {
+	t.Helper()
+	for _, l := range lists {
+		if err := k8s.List(context.Background(), l); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // checkOwned checks the operator's marks on a native object projected from kind/name.
@@ -501,12 +519,7 @@ func listNatives(t testing.TB) nativeIndex {
 	t.Helper()
 	var fss flowcontrolv1.FlowSchemaList
 	var plcs flowcontrolv1.PriorityLevelConfigurationList
-	if err := k8s.List(context.Background(), &fss); err != nil {
-		t.Fatal(err)
-	}
-	if err := k8s.List(context.Background(), &plcs); err != nil {
-		t.Fatal(err)
-	}
+	list(t, &fss, &plcs)
 	idx := nativeIndex{fsByUID: map[string]*flowcontrolv1.FlowSchema{},
 		plcByUID: map[string]*flowcontrolv1.PriorityLevelConfiguration{}}
 	for i := range fss.Items {
@@ -534,11 +547,9 @@ func ourVersions(t testing.TB) map[string]string {
 func listVersions(t testing.TB, lists map[string]client.ObjectList) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for prefix, list := range lists {
-		if err := k8s.List(context.Background(), list); err != nil {
-			t.Fatal(err)
-		}
-		if err := meta.EachListItem(list, func(o runtime.Object) error {
+	for prefix, l := range lists {
+		list(t, l)
+		if err := meta.EachListItem(l, func(o runtime.Object) error {
 			m := o.(metav1.Object)
 			out[prefix+m.GetName()] = m.GetResourceVersion()
 			return nil
@@ -641,12 +652,10 @@ func danglingCondition(fs *flowcontrolv1.FlowSchema) *flowcontrolv1.FlowSchemaCo
 // namespace.
 func eventsSince(t testing.TB, start time.Time) int {
 	t.Helper()
-	var list eventsv1.EventList
-	if err := k8s.List(context.Background(), &list); err != nil {
-		t.Fatal(err)
-	}
+	var events eventsv1.EventList
+	list(t, &events)
 	n := 0
-	for _, e := range list.Items {
+	for _, e := range events.Items {
 		if !e.EventTime.Time.Before(start) || (e.Series != nil && !e.Series.LastObservedTime.Time.Before(start)) {
 			n++
 		}

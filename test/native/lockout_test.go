@@ -35,9 +35,7 @@ func TestNoLockOutNative(t *testing.T) {
 	waitSettled(t)
 
 	var natives flowcontrolv1.FlowSchemaList
-	if err := k8s.List(context.Background(), &natives); err != nil {
-		t.Fatal(err)
-	}
+	list(t, &natives)
 	for i := range natives.Items {
 		if f := &natives.Items[i]; native.Owned(f) && (f.Spec.MatchingPrecedence <= 1 || f.Name == flowcontrolv1.FlowSchemaNameExempt) {
 			t.Errorf("projected FlowSchema %s at precedence %d could shadow exempt", f.Name, f.Spec.MatchingPrecedence)

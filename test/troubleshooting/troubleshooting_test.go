@@ -6,8 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/apf-operator/apf-operator/test/harness"
 )
 
 // manifests is the configuration the page's "./clusters/prod/apf/" holds in the test: a
@@ -163,12 +161,12 @@ func TestPageCommands(t *testing.T) {
 	s := &state{}
 	seen := map[string]bool{}
 	for _, b := range readBlocks(t) {
-		if lang, _ := harness.FenceInfo(b.lang); lang != "sh" { // ```sh run=cluster: test/docs's class
+		if b.Lang != "sh" { // ```sh run=cluster: test/docs's class
 			continue
 		}
 		for _, command := range commands(b) {
 			command = placeholders.Replace(command)
-			if deployedOnly[b.heading] {
+			if deployedOnly[b.Heading] {
 				t.Logf("not run (needs the operator deployed as pods): %s", command)
 				continue
 			}

@@ -104,12 +104,11 @@ func TestWhyThrottledPage(t *testing.T) {
 	s := &state{}
 	next := 0
 	for _, b := range readBlocksOf(t, whyPage) {
-		lang, attrs := harness.FenceInfo(b.lang)
-		if lang == "yaml" && attrs["file"] != "" {
-			writePageFile(t, dir, attrs["file"], b.lines)
+		if b.Lang == "yaml" && b.Attrs["file"] != "" {
+			writePageFile(t, dir, b.Attrs["file"], b.Lines)
 			continue
 		}
-		if lang != "sh" {
+		if b.Lang != "sh" {
 			continue
 		}
 		for _, command := range commands(b) {
