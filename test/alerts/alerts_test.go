@@ -2,7 +2,6 @@ package alerts
 
 import (
 	"fmt"
-	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
-	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/promql/promqltest"
 )
 
@@ -221,7 +219,7 @@ func loadRules(t *testing.T) map[string]rulefmt.Rule {
 	}
 	content := strings.NewReplacer("__CLUSTER_LABEL__", clusterLabel, "__RUNBOOK_URL__", "https://example.com/runbook").
 		Replace(string(data))
-	groups, errs := rulefmt.Parse([]byte(content), false, model.UTF8Validation, parser.NewParser(parser.Options{}), slog.Default())
+	groups, errs := rulefmt.Parse([]byte(content), false, model.UTF8Validation)
 	if len(errs) > 0 {
 		t.Fatalf("%s: %v", rulesFile, errs)
 	}

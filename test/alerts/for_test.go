@@ -84,7 +84,7 @@ func evaluate(t *testing.T, name, expr string, hold time.Duration, lbls, annotat
 	storage := promqltest.LoadedStorage(t, loadScript(c))
 	t.Cleanup(func() { _ = storage.Close() })
 	engine := promqltest.NewTestEngine(t, false, 0, promqltest.DefaultMaxSamplesPerQuery)
-	vector, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	vector, err := parser.ParseExpr(expr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,10 @@ func checkHold(t *testing.T, tl timeline, hold time.Duration, want []labels.Labe
 // (promqltest's expected-result syntax) with the alert's name and the rule's labels left out.
 func expectedLabels(t *testing.T, fires []string) []labels.Labels {
 	t.Helper()
-	p := parser.NewParser(parser.Options{})
 	var out []labels.Labels
 	for _, f := range fires {
 		series := f[:strings.LastIndex(f, " ")]
-		l, err := p.ParseMetric(series)
+		l, err := parser.ParseMetric(series)
 		if err != nil {
 			t.Fatalf("expected result %q: %v", f, err)
 		}
