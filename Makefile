@@ -2,7 +2,11 @@
 #
 # Versions (chosen 2026-11-22, the newest that work on the project's machines):
 # - controller-runtime v0.25.2 with k8s.io client libraries v0.37.2 (go.mod);
-# - kustomize v5.8.2: v5.8.3 declares go 1.27, newer than the machines' Go 1.26.
+# - kustomize v5.8.2 (v5.8.3 declares go 1.27, newer than the machines' Go 1.26) and helm v3.22.0
+#   are tools of the main module (go.mod's tool block, which pins them): built with the module's
+#   own versions of the Kubernetes libraries and `make build`'s flags, they reuse the packages the
+#   operator's build compiles (helm adds ~230 packages of its own, kustomize ~40), instead of
+#   compiling a second copy of client-go and its dependencies each.
 # - envtest control plane: Kubernetes 1.36.3, the newest k8s.io/kubernetes the Go module proxy
 #   serves (no 1.37 yet), built from its Go modules by hack/build-envtest.sh (release downloads
 #   are not reachable). client-go 0.37 against a 1.36 API server is within the supported skew.
@@ -12,8 +16,9 @@ ENVTEST_K8S_VERSION ?= 1.36.3
 #   on ENVTEST_K8S_VERSION.
 ENVTEST_OLDEST_K8S_VERSION ?= 1.29.15
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
-KUSTOMIZE_VERSION ?= v5.8.2
-HELM_VERSION ?= v3.22.0
+tool_version = $(shell awk '$$1 == "$(1)" {print $$2; exit}' go.mod)
+KUSTOMIZE_VERSION := $(call tool_version,sigs.k8s.io/kustomize/kustomize/v5)
+HELM_VERSION := $(call tool_version,helm.sh/helm/v3)
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
 GOOS := $(shell go env GOOS)
@@ -200,20 +205,25 @@ main_packages = $$(go list ./... | grep -v $(foreach p,$(1),-e '$(MODULE)$(p)$$'
 only_packages = $(foreach p,$(1),$(if $(wildcard .$(p)),.$(p)/))
 
 .PHONY: test
-test: envtest envtest-oldest build testreport ## Run every correctness test (unit, envtest, end-to-end, version skew, container) through hack/testreport.
+test: test-build ## Run every correctness test (unit, envtest, end-to-end, version skew, container) through hack/testreport.
 	@# Three lanes side by side, each a stream of `go test -json` into one report (hack/testreport
 	@# reads the FIFOs): the raced packages; the process suites and the other modules; the image,
 	@# the alerts and the container (they mostly wait on make image, podman and the disk, so they
 	@# start at once rather than after the others). Every command runs; a lane exits non-zero if
-	@# one of its commands failed.
+	@# one of its commands failed. The other modules' raced tests wait until the raced lane's first
+	@# test process runs (test/native: by then the raced dependencies are compiled): two go
+	@# commands compiling the same packages at once each compile them (cold, minutes of CPU).
 	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
 	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others" "$$lanes/image"; \
 	{ go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call only_packages,$(RACED_FIRST)) \
-	    $(call main_packages,$(NOT_RACED) $(RACED_FIRST)); } >"$$lanes/raced" 2>&1 & raced=$$!; \
+	    $(call main_packages,$(NOT_RACED) $(RACED_FIRST)) 2>&1 | \
+	  awk -v mark="$$lanes/raced-running" '!m && /"Action":"start"/ { printf "" > mark; close(mark); m = 1 } { print; fflush() }'; \
+	} >"$$lanes/raced" 2>&1 & raced=$$!; \
 	{ rc=0; \
 	  APF_SKEW_ASSETS="$(ENVTEST_OLDEST_ASSETS) $(ENVTEST_ASSETS)" $(UNRACED_GO) test -json $(UNRACED_FLAGS) -p $(PROCESS_SUITES_P) \
 	    $(TEST_SKIP_EVAL) $(call only_packages,$(PROCESS_SUITES) $(SLOW_UNRACED)) || rc=1; \
 	  $(UNRACED_GO) test -json $(UNRACED_FLAGS) -run '$(PEAK_MEMORY_TESTS)' $(PEAK_MEMORY_PACKAGES) || rc=1; \
+	  while [ ! -e "$$lanes/raced-running" ] && kill -0 $$raced 2>/dev/null; do sleep 2; done; \
 	  for m in examples/embed test/sidebyside examples/aggregated; do (cd $$m && go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) ./...) || rc=1; done; \
 	  (cd test/benchmark && go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) -run '^Test' ./...) || rc=1; \
 	  exit $$rc; } >"$$lanes/others" 2>&1 & others=$$!; \
@@ -225,6 +235,19 @@ test: envtest envtest-oldest build testreport ## Run every correctness test (uni
 	  exit $$rc; } >"$$lanes/image" 2>&1 & image=$$!; \
 	rc=0; $(TESTREPORT) -skips $(TEST_SKIPS) -slowest 25 -show '$(TEST_SHOW)' "$$lanes/raced" "$$lanes/others" "$$lanes/image" || rc=1; \
 	wait $$raced || rc=1; wait $$others || rc=1; wait $$image || rc=1; exit $$rc
+
+# make test's builds, in two streams at once that share no compiled package: the control planes
+# (1.36.3, then 1.29.15) in one; in the other the main module's (the operator, the test report,
+# kustomize and helm, one compilation of what they share). Each stream is go builds of -p 2 on
+# two cores; side by side, one fills the other's links and serial tails. The standard library,
+# which both need, is compiled first: two go commands compiling the same package at once each
+# compile it. Warm, every step finds its binary or its cache and costs seconds.
+.PHONY: test-build
+test-build:
+	CGO_ENABLED=0 go build -trimpath std
+	$(MAKE) --no-print-directory envtest-oldest & planes=$$!; \
+	rc=0; $(MAKE) --no-print-directory build testreport $(KUSTOMIZE) $(HELM) || rc=1; \
+	wait $$planes || rc=1; exit $$rc
 
 # The packages' own notes on `go test -json` above: test/benchmark's tests (not its benchmarks)
 # check that its configurations are equivalent and its table's parser; examples/aggregated runs
@@ -355,7 +378,10 @@ helm-lint: $(HELM) ## Lint the Helm chart and render it with default values.
 .PHONY: envtest
 # helm and kustomize come with the control plane: test/install, test/e2e and test/docs run them
 # (controller-gen is built by `make manifests generate`, which need it; no test does).
-envtest: $(KUSTOMIZE) $(HELM) ## Use existing envtest binaries ($$KUBEBUILDER_ASSETS, setup-envtest's store) or build them.
+envtest: $(KUSTOMIZE) $(HELM) control-plane ## Use existing envtest binaries ($$KUBEBUILDER_ASSETS, setup-envtest's store) or build them; and helm and kustomize.
+
+.PHONY: control-plane
+control-plane: ## The envtest control plane alone (kube-apiserver, etcd, kubectl): existing binaries, or built.
 	$(if $(ENVTEST_IGNORED),@echo "envtest: ignoring KUBEBUILDER_ASSETS=$(ENVTEST_IGNORED): one of kube-apiserver/etcd/kubectl is missing there")
 ifeq ($(ENVTEST_ASSETS),$(ENVTEST_BUILT))
 	hack/build-envtest.sh $(ENVTEST_K8S_VERSION) $(LOCALBIN)
@@ -364,7 +390,7 @@ else
 endif
 
 .PHONY: envtest-oldest
-envtest-oldest: envtest ## Build (or reuse) the oldest supported kube-apiserver for test/skew (no kubectl, and the newest one's etcd: the suites use the newest one's).
+envtest-oldest: control-plane ## Build (or reuse) the oldest supported kube-apiserver for test/skew (no kubectl, and the newest one's etcd: the suites use the newest one's).
 	hack/build-envtest.sh $(ENVTEST_OLDEST_K8S_VERSION) $(LOCALBIN) --without-kubectl --etcd-from $(ENVTEST_ASSETS)
 
 .PHONY: tools
@@ -372,13 +398,15 @@ tools: envtest envtest-oldest $(GOLANGCI_LINT) ## Build every tool.
 
 $(CONTROLLER_GEN):
 	hack/go-install.sh $@ sigs.k8s.io/controller-tools/cmd/controller-gen $(CONTROLLER_TOOLS_VERSION)
+# go.mod's tools, built as `make build` builds the operator (its versions, its flags).
+build_tool = CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $(3)" -o $(1) $(2)
 $(KUSTOMIZE):
-	hack/go-install.sh $@ sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+	$(call build_tool,$@,sigs.k8s.io/kustomize/kustomize/v5)
 # The Kubernetes version helm assumes without a cluster (helm template, helm lint), as helm's own
 # release build sets it from its client-go (v0.37 for v3.22.0); left unset it is 1.20, which the
 # chart's kubeVersion (>=1.29) refuses.
 HELM_KUBE_VERSION_FLAGS := $(foreach pkg,pkg/chartutil pkg/lint/rules,-X helm.sh/helm/v3/$(pkg).k8sVersionMajor=1 -X helm.sh/helm/v3/$(pkg).k8sVersionMinor=37)
 $(HELM):
-	hack/go-install.sh $@ helm.sh/helm/v3/cmd/helm $(HELM_VERSION) "-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) $(HELM_KUBE_VERSION_FLAGS)"
+	$(call build_tool,$@,helm.sh/helm/v3/cmd/helm,-X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) $(HELM_KUBE_VERSION_FLAGS))
 $(GOLANGCI_LINT):
 	hack/go-install.sh $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint $(GOLANGCI_LINT_VERSION)
