@@ -212,7 +212,7 @@ test: test-build ## Run every correctness test (unit, envtest, end-to-end, versi
 	@# start at once rather than after the others). Every command runs; a lane exits non-zero if
 	@# one of its commands failed. The other modules' raced tests wait until the raced lane's first
 	@# test process runs (test/native: by then the raced dependencies are compiled): two go
-	@# commands compiling the same packages at once each compile them (cold, minutes of CPU).
+	@# commands compiling the same packages at once each compile them (cold, they overlapped).
 	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
 	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others" "$$lanes/image"; \
 	{ go test -json $(GOTEST_FLAGS) $(RACED_FLAGS) -skip '^TestEval|$(PEAK_MEMORY_TESTS)' $(call only_packages,$(RACED_FIRST)) \
