@@ -17,7 +17,9 @@
 # were still in the tree (GCE's compute API, Azure's and vSphere's SDKs: 240 of kube-apiserver
 # 1.29's 1,983 packages, the GCE API ones among the largest Go packages there are); from 1.31 the
 # tag changes nothing.
-# --etcd-from copies <dir>/etcd instead of building the etcd this version shipped with: test/skew
+# etcd is the version k8s.io/kubernetes requires (go.etcd.io/etcd/server/v3 in its go.mod), built
+# in the same go build as kube-apiserver, with the same dependency versions.
+# --etcd-from copies <dir>/etcd instead of building the etcd this version requires: test/skew
 # runs the oldest kube-apiserver on the newest etcd (kube-apiserver is etcd's v3 API client, which
 # newer etcd servers keep serving; the operator never talks to etcd), which saves etcd's build.
 set -euo pipefail
@@ -59,23 +61,32 @@ ldflags_kube() {
   echo "-s -w${f}"
 }
 
-kubectl_cached() {
-  [ "$WITH_KUBECTL" = 0 ] ||
-    { [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client 2>/dev/null | grep "v${KUBE_VERSION}" >/dev/null; }
+# kubernetes_gomod prints the path of k8s.io/kubernetes@v$KUBE_VERSION's go.mod in the module
+# cache (downloading it when missing).
+kubernetes_gomod() {
+  (cd "$1" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
 }
 
-build_kube() {
-  local what="kube-apiserver and kubectl"
-  [ "$WITH_KUBECTL" = 1 ] || what="kube-apiserver"
-  if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}" && kubectl_cached; then
-    echo "$what v${KUBE_VERSION}: cached"
+# copy_etcd puts $ETCD_FROM/etcd in place of this version's own etcd.
+copy_etcd() {
+  if [ ! -x "$ETCD_FROM/etcd" ]; then
+    echo "build-envtest.sh: --etcd-from $ETCD_FROM: no etcd there (build that version first)" >&2
+    exit 1
+  fi
+  if cmp -s "$ETCD_FROM/etcd" "$DEST/etcd"; then
+    echo "etcd from $ETCD_FROM: cached"
     return
   fi
-  local work gomod
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
-  gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+  cp "$ETCD_FROM/etcd" "$DEST/etcd.tmp" && mv "$DEST/etcd.tmp" "$DEST/etcd"
+  echo "etcd: $("$DEST/etcd" --version | head -1), copied from $ETCD_FROM"
+}
+
+# write_module writes the build module into $1: k8s.io/kubernetes at $KUBE_VERSION with every
+# staging module at its published version, the commands to build (tools.go), and etcd's main
+# (etcd/main.go) when etcd is one of them.
+write_module() {
+  local work=$1 gomod=$2 with_etcd=$3
   {
     echo "module envtestbuild"
     grep -E '^(go|godebug) ' "$gomod"
@@ -95,47 +106,9 @@ import (
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
-  (
-    cd "$work"
-    echo "building $what v${KUBE_VERSION} from Go modules (several minutes when cold)"
-    GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
-    GOFLAGS=-mod=mod go mod download
-    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -tags providerless -ldflags "$(ldflags_kube)" \
-      -o "$DEST/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
-    if [ "$WITH_KUBECTL" = 1 ]; then
-      CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -tags providerless -ldflags "$(ldflags_kube)" \
-        -o "$DEST/kubectl" k8s.io/kubernetes/cmd/kubectl
-    fi
-  )
-}
-
-# copy_etcd puts $ETCD_FROM/etcd in place of this version's own etcd.
-copy_etcd() {
-  if [ ! -x "$ETCD_FROM/etcd" ]; then
-    echo "build-envtest.sh: --etcd-from $ETCD_FROM: no etcd there (build that version first)" >&2
-    exit 1
-  fi
-  if cmp -s "$ETCD_FROM/etcd" "$DEST/etcd"; then
-    echo "etcd from $ETCD_FROM: cached"
-    return
-  fi
-  cp "$ETCD_FROM/etcd" "$DEST/etcd.tmp" && mv "$DEST/etcd.tmp" "$DEST/etcd"
-  echo "etcd: $("$DEST/etcd" --version | head -1), copied from $ETCD_FROM"
-}
-
-build_etcd() {
-  local gomod etcd_version work
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
-  gomod=$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${KUBE_VERSION}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
-  etcd_version=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2; exit}' "$gomod")
-  if has_version "$DEST/etcd" "etcd Version: ${etcd_version#v}"; then
-    echo "etcd ${etcd_version}: cached"
-    return
-  fi
-  echo "building etcd ${etcd_version} from Go modules"
-  cat >"$work/main.go" <<'GO'
+  [ "$with_etcd" = 1 ] || return 0
+  mkdir -p "$work/etcd"
+  cat >"$work/etcd/main.go" <<'GO'
 // Command etcd is etcd's server, built from its Go module.
 package main
 
@@ -147,14 +120,59 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GO
-  (
-    cd "$work"
-    printf 'module etcdbuild\n\ngo 1.26\n\nrequire go.etcd.io/etcd/server/v3 %s\n' "$etcd_version" >go.mod
-    GOFLAGS=-mod=mod go mod tidy >/dev/null
-    CGO_ENABLED=0 go build -p 2 -trimpath -ldflags "-s -w" -o "$DEST/etcd" .
-  )
 }
 
-if [ -n "$ETCD_FROM" ]; then copy_etcd; else build_etcd; fi
-build_kube
+# build_control_plane builds whichever of kube-apiserver, kubectl and etcd are missing or of
+# another version, in one go build of one module: etcd is the server/v3 version k8s.io/kubernetes
+# requires, built with the dependency versions kube-apiserver is built with (as Kubernetes's
+# integration tests run it), so that the packages both link (gRPC, protobuf, etcd's client and
+# API, zap, Prometheus's client, OpenTelemetry) are compiled once, and one go build schedules the
+# three compilations and links together.
+build_control_plane() {
+  local work gomod etcd_version targets=() names=()
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' RETURN
+  gomod=$(kubernetes_gomod "$work")
+  if has_version "$DEST/kube-apiserver" "v${KUBE_VERSION}"; then
+    echo "kube-apiserver v${KUBE_VERSION}: cached"
+  else
+    targets+=(k8s.io/kubernetes/cmd/kube-apiserver) names+=(kube-apiserver)
+  fi
+  if [ "$WITH_KUBECTL" = 1 ]; then
+    if [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client 2>/dev/null | grep "v${KUBE_VERSION}" >/dev/null; then
+      echo "kubectl v${KUBE_VERSION}: cached"
+    else
+      targets+=(k8s.io/kubernetes/cmd/kubectl) names+=(kubectl)
+    fi
+  fi
+  local with_etcd=0
+  if [ -z "$ETCD_FROM" ]; then
+    etcd_version=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2; exit}' "$gomod")
+    if has_version "$DEST/etcd" "etcd Version: ${etcd_version#v}"; then
+      echo "etcd ${etcd_version}: cached"
+    else
+      with_etcd=1 targets+=(./etcd) names+=("etcd ${etcd_version}")
+    fi
+  fi
+  [ ${#targets[@]} -gt 0 ] || return 0
+  write_module "$work" "$gomod" "$with_etcd"
+  (
+    cd "$work"
+    echo "building ${names[*]} (v${KUBE_VERSION}'s) from Go modules (several minutes when cold)"
+    GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
+    GOFLAGS=-mod=mod go mod download
+    mkdir out
+    CGO_ENABLED=0 GOFLAGS=-mod=mod go build -p 2 -trimpath -tags providerless -ldflags "$(ldflags_kube)" \
+      -o out/ "${targets[@]}"
+  )
+  local b
+  for b in "$work"/out/*; do mv "$b" "$DEST/$(basename "$b")"; done
+  if [ "$with_etcd" = 1 ] && ! has_version "$DEST/etcd" "etcd Version: ${etcd_version#v}"; then
+    echo "build-envtest.sh: the etcd built is not ${etcd_version}: $("$DEST/etcd" --version | head -1)" >&2
+    exit 1
+  fi
+}
+
+[ -z "$ETCD_FROM" ] || copy_etcd
+build_control_plane
 echo "envtest binaries in $DEST"
