@@ -156,7 +156,11 @@ func (s *suite) onlyProjected(ctx context.Context, names []string, winner string
 }
 
 // startReconcilers runs the operator's reconcilers (status and native projection, no defaults)
-// against the suite's API server until the test ends, beside the suite's webhook manager.
+// against the suite's API server until the test ends, beside the suite's webhook manager, with
+// the suite's --native-max-seat-loss-percent, as the operator gives its webhook and its
+// reconcilers the one flag. (At the default 10%, the levels of 10 shares that the package's
+// earlier tests and this test's earlier rounds leave fill the budget: when a second round ran,
+// its winner was reported OverBudget.)
 func (s *suite) startReconcilers(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,7 +175,7 @@ func (s *suite) startReconcilers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{Enforcement: controllers.EnforcementNative,
-		Registerer: prometheus.NewRegistry()}); err != nil {
+		NativeMaxSeatLossPercent: ptr.To[int32](suiteMaxSeatLossPercent), Registerer: prometheus.NewRegistry()}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
