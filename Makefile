@@ -173,8 +173,8 @@ PROCESS_SUITES := /test/budgetorder /test/failover /test/top /test/budget /test/
 # goroutines are kube-apiserver's own controller, the oracle) and the offline validator (it
 # validates thousands of generated documents). They run in the second lane without -race.
 SLOW_UNRACED := /internal/autopilot/sim /internal/native /internal/cli/validate
-# test/container runs last in the third lane (podman, installed with apt-get: root);
-# SKIP_CONTAINER=1 leaves it out.
+# test/container runs in the third lane, after the image and the alerts, before test/skew
+# (podman, installed with apt-get: root); SKIP_CONTAINER=1 leaves it out.
 # test/skew runs on the oldest supported kube-apiserver too, which make test builds while the
 # lanes run (see test): it runs in the third lane once that build is done.
 SKEW_SUITE := /test/skew
@@ -217,8 +217,8 @@ test: test-build ## Run every correctness test (unit, envtest, end-to-end, versi
 	@# test process runs (test/native: by then the raced dependencies are compiled): two go
 	@# commands compiling the same packages at once each compile them (cold, they overlapped).
 	@# The oldest supported kube-apiserver (test/skew's) builds meanwhile at the lowest CPU
-	@# priority (nice 19): cold, it fills the cores the suites leave idle while they wait on
-	@# kube-apiserver and the operator, instead of building before them; warm it is found in a
+	@# priority (nice 19), on the cores the suites leave idle, instead of before them (cold on two
+	@# cores those were few: it ended about 5 minutes after the lanes); warm it is found in a
 	@# second. test/skew runs in the third lane once that build has ended.
 	export APF_OPERATOR_BINARY=$(abspath $(OPERATOR_BINARY)); \
 	lanes=$$(mktemp -d); trap 'rm -rf "$$lanes"' EXIT; mkfifo "$$lanes/raced" "$$lanes/others" "$$lanes/image"; \
